@@ -1,0 +1,1 @@
+"""Built-in pipelines, each registered in the ``repo2env.pipelines`` entry-point group (see pyproject.toml)."""

@@ -1,0 +1,151 @@
+"""The ``repo2rlenv`` command line (click). The only place that prints or exits: library errors
+(``R2EError``) become one line on stderr and their exit code."""
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from . import __version__
+from .config import load_env_config
+from .errors import InputError, R2EError
+from .generate import Summary, generate
+from .ledger import ledger_path
+from .outcomes import SKIP_REASONS, SkipReason
+from .pipeline import GenerateOptions, available
+
+err_console = Console(stderr=True)
+
+
+class RichReporter:
+    """Draws generate's progress: one bar over candidates, the current stage as text."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.task = None
+        self.key = ""
+
+    def start(self, total, repo):
+        self.task = self.progress.add_task(repo, total=total, stage="")
+
+    def candidate(self, index, key):
+        self.key = key
+        self.progress.update(self.task, stage=key)
+
+    def stage(self, message):
+        self.progress.update(self.task, stage=f"{self.key}: {message}")
+
+    def outcome(self, key, status, reason):
+        self.progress.console.print(f"  {key}: {status}" + (f" ({reason})" if reason else ""))
+        self.progress.advance(self.task)
+
+
+def _parse_date(value: str | None, flag: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{flag} {value}: not a date; use YYYY-MM-DD or an ISO 8601 timestamp") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_opts(pairs: tuple[str, ...]) -> dict[str, str]:
+    opts = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--pipeline-opt {pair}: expected KEY=VALUE")
+        opts[key] = value
+    return opts
+
+
+def _print_summary(summary: Summary, out: Path) -> None:
+    table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
+    table.add_row("candidates", str(summary.candidates))
+    for reason, count in sorted(summary.skipped.items()):
+        meaning = SKIP_REASONS.get(SkipReason(reason), "") if reason in SkipReason else ""
+        table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
+    table.add_row("verified (oracle 1.0, nop 0.0)", str(len(summary.verified)))
+    for reason, count in sorted(summary.rejected.items()):
+        table.add_row(f"rejected by controls: {reason}", str(count))
+    if summary.errors:
+        table.add_row("errors", ", ".join(summary.errors))
+    table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
+    table.add_row("tasks in", str(out))
+    table.add_row("ledger", str(ledger_path(out)))
+    err_console.print(table)
+
+
+@click.group()
+@click.version_option(__version__, prog_name="repo2rlenv")
+def cli() -> None:
+    """Turn repositories into verifiable Harbor tasks for coding agents."""
+
+
+@cli.command("generate")
+@click.argument("source")
+@click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
+@click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
+@click.option("--since", help="Only candidates merged on or after this date (YYYY-MM-DD).")
+@click.option("--until", help="Only candidates merged on or before this date.")
+@click.option("--pr", "prs", type=int, multiple=True, help="Only this PR number (repeatable).")
+@click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD).")
+@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True,
+              help="Test runs without the fix (flakiness check).")
+@click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Test runs with the fix (K).")
+@click.option("--whole-suite", is_flag=True, help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
+@click.option("--env-config", type=click.Path(path_type=Path), help="TOML file of per-repository environment overrides.")
+@click.option("--pipeline-opt", "pipeline_opts", multiple=True, help="KEY=VALUE passed to the pipeline.")
+def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, max_source_files, runs_before,
+                 runs_after, whole_suite, env_config, pipeline_opts) -> None:
+    """Mine SOURCE (a clone's path or file:// URL) into Harbor task bundles in --out."""
+    options = GenerateOptions(
+        out=out.resolve(), limit=limit, since=_parse_date(since, "--since"), until=_parse_date(until, "--until"),
+        numbers=tuple(prs), branch=branch, max_source_files=max_source_files, runs_before=runs_before,
+        runs_after=runs_after, whole_suite=whole_suite, env_config=load_env_config(env_config),
+        pipeline_opts=_parse_opts(pipeline_opts))
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        summary = generate(pipeline_name, source, options, RichReporter(progress))
+    _print_summary(summary, options.out)
+    if summary.errors:
+        sys.exit(1)
+
+
+@cli.command("pipelines")
+def pipelines_cmd() -> None:
+    """List the installed pipelines (entry-point group repo2env.pipelines)."""
+    for name in available():
+        click.echo(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (callable from tests)."""
+    try:
+        cli.main(args=argv, prog_name="repo2rlenv", standalone_mode=False)
+    except click.exceptions.Abort:
+        err_console.print("aborted")
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except R2EError as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def console_main() -> None:  # pragma: no cover - the console script
+    sys.exit(main())

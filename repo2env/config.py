@@ -1,0 +1,56 @@
+"""The environment config file: per-repository overrides of the detected environment (TOML, read with tomllib).
+
+Example ``repo2env.toml``::
+
+    [repos."acme/widgets"]
+    python = "3.12"
+    apt_packages = ["libxml2-dev"]
+    install = ["uv pip install --system -e '.[test]' pytest==8.3.5"]
+    env = { WIDGETS_OFFLINE = "1" }
+
+Unknown keys are refused, so a typo fails loudly instead of being ignored.
+"""
+
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import InputError
+
+
+class RepoEnvConfig(BaseModel):
+    """Overrides for one repository. ``install`` replaces the detected install commands when non-empty."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    python: str = "3.12"
+    apt_packages: list[str] = []
+    install: list[str] = []
+    env: dict[str, str] = {}
+
+
+class EnvConfig(BaseModel):
+    """The whole file: ``repos`` maps ``owner/name`` (or ``local/<dir>``) to its overrides."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    repos: dict[str, RepoEnvConfig] = {}
+
+    def for_repo(self, slug: str) -> RepoEnvConfig | None:
+        return self.repos.get(slug)
+
+
+def load_env_config(path: Path | None) -> EnvConfig:
+    """Read ``path`` (None: no overrides). Raises ``InputError`` naming the file and the first problem."""
+    if path is None:
+        return EnvConfig()
+    try:
+        data = tomllib.loads(path.read_text())
+        return EnvConfig.model_validate(data)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the environment config ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{path}: {where}: {err['msg']}") from None

@@ -1,0 +1,111 @@
+"""Docker through the docker SDK: the client, and a task container driven the way Harbor drives one.
+
+A ``TaskContainer`` starts an image with ``sleep infinity`` (``init: true``, the bundle's egress-guard hosts), takes
+directories by ``put_dir`` (Harbor's upload of ``solution/`` and ``tests/``), runs commands with a time limit and
+hands files back. It is always removed on exit, so no container is left behind.
+"""
+
+import io
+import shlex
+import tarfile
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from .errors import DockerUnavailable
+
+LABEL = "repo2rlenv"
+SETUP_HINT = "run `bash scripts/setup_docker.sh` (installs and starts Docker, builds the base image)"
+
+
+def docker_client() -> docker.DockerClient:
+    """A client for the engine in the environment (``DOCKER_HOST`` or the default socket).
+
+    Raises ``DockerUnavailable`` with the fix when no engine answers.
+    """
+    try:
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except docker.errors.DockerException as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DockerUnavailable(f"Docker is not reachable ({first[:160]}); {SETUP_HINT}") from None
+
+
+def tar_directory(src: Path, arcname: str) -> bytes:
+    """A tar archive (bytes) of ``src`` stored under ``arcname``; modes kept, owner root."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            return info
+
+        tar.add(str(src), arcname=arcname, filter=reset)
+    return buf.getvalue()
+
+
+class TaskContainer:
+    """A running container of ``image``; use as a context manager.
+
+    ``extra_hosts`` maps host names to addresses (the egress guard). Errors from the engine propagate as
+    ``docker.errors.DockerException``.
+    """
+
+    def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
+                 workdir: str = "/workspace"):
+        self.client = client
+        self.image = image
+        self.extra_hosts = extra_hosts or {}
+        self.workdir = workdir
+        self.container = None
+
+    def __enter__(self) -> "TaskContainer":
+        self.container = self.client.containers.run(
+            self.image, command=["sleep", "infinity"], detach=True, init=True, labels={LABEL: "1"},
+            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+
+    def put_dir(self, src: Path, dest: str) -> None:
+        """Copy the directory ``src`` to ``dest`` in the container (``dest`` is replaced if it exists)."""
+        parent, _, name = dest.rstrip("/").rpartition("/")
+        self.exec(["sh", "-c", f"rm -rf {shlex.quote(dest)} && mkdir -p {shlex.quote(parent or '/')}"])
+        self.container.put_archive(parent or "/", tar_directory(src, name))
+
+    def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None) -> tuple[int, str, float]:
+        """Run ``cmd`` as root; returns ``(exit_code, output_tail, seconds)``. Exit 124 means it timed out."""
+        start = time.monotonic()
+        wrapped = ["timeout", "-k", "10", str(int(timeout_sec)), *cmd]
+        code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False)
+        text = (out or b"").decode("utf-8", errors="replace")
+        return code, text[-6000:], time.monotonic() - start
+
+    def read_file(self, path: str) -> bytes | None:
+        """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""
+        try:
+            stream, _ = self.container.get_archive(path)
+        except docker.errors.NotFound:
+            return None
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            member = tar.next()
+            if member is None or not member.isfile():
+                return None
+            return tar.extractfile(member).read()
+
+
+def remove_leftovers(client: docker.DockerClient) -> int:
+    """Remove containers this tool labelled (after a crash); returns how many."""
+    gone = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        c.remove(force=True)
+        gone += 1
+    return gone

@@ -1,0 +1,84 @@
+"""Oracle and nop controls: run a bundle the way Harbor runs a trial, through the docker SDK.
+
+Build ``environment/``; start a container with the compose file's ``extra_hosts`` (the egress guard) and
+``init``; for the oracle upload ``solution/`` to ``/solution`` and run ``solve.sh``, for the nop do nothing; then
+upload ``tests/`` to ``/tests``, run ``test.sh`` and read ``/logs/verifier/reward.txt`` (Harbor's reward file).
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import docker
+import docker.errors
+import yaml
+
+from .containers import TaskContainer
+from .images import environment_image
+from .metadata import Evaluation
+from .models import ControlResult
+from .outcomes import EvaluationStatus, SkipReason
+
+CONTROLS = (("oracle", 1.0), ("nop", 0.0))
+
+
+def egress_hosts(bundle: Path) -> dict[str, str]:
+    """``extra_hosts`` of the ``main`` service in ``environment/docker-compose.yaml`` (empty when absent)."""
+    compose = bundle / "environment" / "docker-compose.yaml"
+    if not compose.is_file():
+        return {}
+    data = yaml.safe_load(compose.read_text()) or {}
+    hosts = ((data.get("services") or {}).get("main") or {}).get("extra_hosts") or []
+    if isinstance(hosts, dict):
+        return {str(k): str(v) for k, v in hosts.items()}
+    return dict(h.rsplit(":", 1) for h in hosts)
+
+
+def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
+                verifier_timeout_sec: float, agent_timeout_sec: float = 600) -> ControlResult:
+    """Run one control; engine errors are reported in ``ControlResult.error``, never raised."""
+    start = datetime.now(UTC)
+    try:
+        with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+            box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
+            if name == "oracle":
+                box.put_dir(bundle / "solution", "/solution")
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
+            box.put_dir(bundle / "tests", "/tests")
+            box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
+            raw = box.read_file("/logs/verifier/reward.txt")
+    except docker.errors.DockerException as exc:
+        return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
+                             seconds=(datetime.now(UTC) - start).total_seconds())
+    reward, error = None, None
+    try:
+        reward = float((raw or b"").decode().strip())
+    except ValueError:
+        error = "no numeric reward in /logs/verifier/reward.txt"
+    return ControlResult(name=name, expected=expected, reward=reward, error=error,
+                         seconds=round((datetime.now(UTC) - start).total_seconds(), 3))
+
+
+def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
+                 verifier_timeout_sec: float) -> list[ControlResult]:
+    """Build the bundle's environment and run every control in ``CONTROLS``."""
+    image = environment_image(client, bundle / "environment", task_id)
+    return [run_control(client, bundle, image, name, expected, verifier_timeout_sec=verifier_timeout_sec)
+            for name, expected in CONTROLS]
+
+
+def evaluation_from(results: list[ControlResult], bundle_hash: str) -> tuple[Evaluation, SkipReason | None]:
+    """The evaluation label for these control results, and the rejection reason when they failed."""
+    by_name = {r.name: r for r in results}
+    reason = None
+    if any(r.error for r in results):
+        reason = SkipReason.CONTROL_ERROR
+    elif not by_name["oracle"].ok:
+        reason = SkipReason.ORACLE_FAILED
+    elif not by_name["nop"].ok:
+        reason = SkipReason.NOP_FAILED
+    evaluation = Evaluation(
+        status=EvaluationStatus.VERIFIED if reason is None else EvaluationStatus.FAILED_CONTROLS,
+        stage="generation", reason_codes=[] if reason is None else [reason.value],
+        subject_bundle_hash=bundle_hash, oracle_reward=by_name["oracle"].reward, nop_reward=by_name["nop"].reward,
+        validated_at=datetime.now(UTC).replace(microsecond=0))
+    return evaluation, reason

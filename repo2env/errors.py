@@ -1,0 +1,43 @@
+"""One exception hierarchy for the library; the CLI maps it to one-line messages and exit codes.
+
+The library raises and never prints or exits. Messages name the input and say what to do, and never carry a
+secret (tokens are not part of any message built here).
+"""
+
+
+class R2EError(Exception):
+    """Base class. ``str(err)`` is the one-line message shown to the user; ``exit_code`` the CLI's exit status."""
+
+    exit_code = 1
+
+
+class InputError(R2EError):
+    """Bad user input: a path that is not a repository, an unknown ``--pr``, a malformed option (exit 2)."""
+
+    exit_code = 2
+
+
+class DockerUnavailable(R2EError):
+    """No Docker engine answers, or the base image is missing (exit 3)."""
+
+    exit_code = 3
+
+
+class PipelineNotFound(InputError):
+    """``--pipeline NAME`` names no installed plugin of the ``repo2env.pipelines`` entry-point group."""
+
+
+class GitError(R2EError):
+    """A git command failed on a repository the user gave us; the message names the repository and command."""
+
+
+class BuildError(R2EError):
+    """An image build failed for one task. Recorded in the ledger for that task; the run goes on."""
+
+    def __init__(self, message: str, log_tail: str = ""):
+        super().__init__(message)
+        self.log_tail = log_tail
+
+
+class TestRunError(R2EError):
+    """The test runner could not run inside a task container (no JUnit XML, a patch that did not apply)."""

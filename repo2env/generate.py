@@ -1,0 +1,135 @@
+"""``generate``: one source, one pipeline -> verified bundles in ``--out``, everything else in the ledger.
+
+For each candidate: the pipeline builds a staged bundle (or a skip); the core runs the oracle and nop controls,
+binds the evaluation label to the bundle hash and publishes passing bundles atomically into ``--out``; bundles
+the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a ``Reporter``.
+"""
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import docker.errors
+
+from . import ledger
+from .containers import docker_client
+from .controls import evaluation_from, run_controls
+from .errors import DockerUnavailable, InputError, R2EError
+from .hashing import bundle_hash
+from .images import require_base_image
+from .models import LedgerEntry
+from .outcomes import CONTROL_REASONS
+from .pipeline import BuildContext, Draft, GenerateOptions, Skip, load_pipeline
+from .task_toml import set_labels
+
+
+class Reporter(Protocol):
+    """Receives progress; the CLI draws it with rich, tests may collect it."""
+
+    def start(self, total: int, repo: str) -> None: ...
+    def candidate(self, index: int, key: str) -> None: ...
+    def stage(self, message: str) -> None: ...
+    def outcome(self, key: str, status: str, reason: str | None) -> None: ...
+
+
+class SilentReporter:
+    def start(self, total, repo): pass
+    def candidate(self, index, key): pass
+    def stage(self, message): pass
+    def outcome(self, key, status, reason): pass
+
+
+@dataclass
+class TaskTiming:
+    """Per verified or rejected task: wall seconds from start to publish, and its container test seconds."""
+
+    task_id: str
+    wall_seconds: float
+    test_seconds: float
+
+
+@dataclass
+class Summary:
+    """What a run did. ``skipped`` and ``rejected`` count reason codes; ``errors`` candidates that failed."""
+
+    repo: str = ""
+    candidates: int = 0
+    verified: list[str] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    rejected: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    timings: list[TaskTiming] = field(default_factory=list)
+
+
+def rejected_root(out_dir: Path) -> Path:
+    return out_dir.parent / (out_dir.name + ".rejected")
+
+
+def _finish(client, draft: Draft, out_dir: Path, reporter: Reporter) -> tuple[str, str | None, str]:
+    """Run the controls on a draft, label it and publish it. Returns (status, reason, bundle_hash)."""
+    bundle = draft.stage.root
+    reporter.stage("controls: oracle and nop")
+    digest = bundle_hash(bundle)
+    results = run_controls(client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec)
+    evaluation, reason = evaluation_from(results, digest)
+    set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
+    if reason is None:
+        draft.stage.publish(out_dir / draft.task_id)
+        return "verified", None, digest
+    draft.stage.publish(rejected_root(out_dir) / draft.task_id)
+    return "rejected", reason.value, digest
+
+
+def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
+    """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
+    ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
+    reporter = reporter or SilentReporter()
+    started = time.monotonic()
+    pipeline = load_pipeline(pipeline_name)
+    plan = pipeline.plan(source, options)
+    if options.out.exists() and not options.out.is_dir():
+        raise InputError(f"--out {options.out}: exists and is not a directory; choose another path")
+    client = docker_client()
+    require_base_image(client)
+    options.out.mkdir(parents=True, exist_ok=True)
+    ledger_file = ledger.ledger_path(options.out)
+    summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates))
+    reporter.start(len(plan.candidates), plan.repo.slug)
+    for index, candidate in enumerate(plan.candidates):
+        key = pipeline.candidate_key(candidate)
+        reporter.candidate(index, key)
+        t0 = time.monotonic()
+        task_id = digest = detail = None
+        ctx = BuildContext(client=client, options=options, report=reporter.stage)
+        try:
+            result = pipeline.build(plan.repo, candidate, ctx)
+            if isinstance(result, Skip):
+                status, reason, detail = "skipped", result.reason.value, result.detail
+                summary.skipped[reason] += 1
+            else:
+                task_id = result.task_id
+                status, reason, digest = _finish(client, result, options.out, reporter)
+                summary.timings.append(TaskTiming(task_id, time.monotonic() - t0, result.test_seconds))
+                if status == "verified":
+                    summary.verified.append(task_id)
+                else:
+                    summary.rejected[reason] += 1
+        except DockerUnavailable:
+            raise
+        except (R2EError, docker.errors.DockerException) as exc:
+            status, reason, detail = "error", type(exc).__name__, str(exc)[:500]
+            summary.errors.append(key)
+        entry = LedgerEntry(candidate=key, pipeline=pipeline.name, repo=plan.repo.slug, task_id=task_id,
+                            status=status, reason=reason, detail=detail, bundle_hash=digest,
+                            seconds=round(time.monotonic() - t0, 3), recorded_at=datetime.now(UTC))
+        ledger.append(ledger_file, entry)
+        reporter.outcome(key, status, reason)
+    summary.wall_seconds = time.monotonic() - started
+    return summary
+
+
+__all__ = ["generate", "Summary", "Reporter", "SilentReporter", "CONTROL_REASONS"]

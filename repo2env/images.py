@@ -1,0 +1,118 @@
+"""Image builds: the bootstrap image (one per repository), the task image (one per base commit and recipe) and
+the bundle's own environment image (``environment/Dockerfile``, as Harbor builds it).
+
+Tags are hashes of their inputs (the rendered Dockerfile and everything it names), so unchanged inputs hit the
+cache and the same inputs give the same tag on every machine, whether the base image was pulled or built locally.
+"""
+
+import hashlib
+import shlex
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from . import gitrepo, templates
+from .errors import BuildError, DockerUnavailable
+from .models import InstallRecipe, RepoRef
+
+BASE_IMAGE = "python:3.12-slim"
+UV_VERSION = "0.13.9"
+_build_locks: dict[str, threading.Lock] = {}
+
+
+def _digest(*parts: str, n: int = 12) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:n]
+
+
+def _repo_component(slug: str) -> str:
+    return slug.lower().replace("/", "__")
+
+
+def image_exists(client: docker.DockerClient, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600) -> float:
+    """``docker build`` of ``context`` as ``tag`` with the SDK; returns seconds. Raises ``BuildError`` with the
+    log tail when the build fails."""
+    start = time.monotonic()
+    lock = _build_locks.setdefault(tag, threading.Lock())
+    with lock:
+        try:
+            client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec)
+        except docker.errors.BuildError as exc:
+            lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
+            tail = "".join(lines)[-3000:]
+            last = next((ln for ln in reversed(tail.splitlines()) if ln.strip()), str(exc))
+            raise BuildError(f"building {tag} failed: {last.strip()[:300]}", tail) from None
+        except docker.errors.APIError as exc:
+            raise BuildError(f"building {tag} failed: {exc.explanation or exc}") from None
+    return time.monotonic() - start
+
+
+def require_base_image(client: docker.DockerClient, base_image: str = BASE_IMAGE) -> None:
+    """Raise ``DockerUnavailable`` (with the fix) when the base image is not present locally."""
+    if not image_exists(client, base_image):
+        raise DockerUnavailable(f"base image {base_image} is missing; run `bash scripts/setup_docker.sh` "
+                                "(pulls it, or builds a local stand-in where no registry answers)")
+
+
+def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe,
+                    base_image: str = BASE_IMAGE) -> str:
+    """Ensure the bootstrap image for ``repo`` exists; returns its tag ``local/r2e-bootstrap/<repo>:<hash12>``."""
+    dockerfile = templates.render("bootstrap.Dockerfile", base_image=base_image, uv_version=UV_VERSION,
+                                  apt_packages=" ".join(shlex.quote(p) for p in recipe.apt_packages))
+    tag = f"local/r2e-bootstrap/{_repo_component(repo.slug)}:{_digest(dockerfile)}"
+    if not image_exists(client, tag):
+        with tempfile.TemporaryDirectory(prefix="r2e-bootstrap-") as tmp:
+            (Path(tmp) / "Dockerfile").write_text(dockerfile)
+            build(client, Path(tmp), tag)
+    return tag
+
+
+def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, recipe: InstallRecipe,
+               bootstrap_tag: str) -> tuple[str, float]:
+    """Ensure the task image (repository at ``base_commit`` with its dependencies) exists.
+
+    Returns ``(tag, build_seconds)``; build_seconds is 0.0 on a cache hit. The build context is a scrubbed copy
+    of the repository (see ``gitrepo.scrubbed_copy``). Raises ``BuildError``.
+    """
+    env_lines = "\n".join(f"ENV {k}={shlex.quote(v)}" for k, v in sorted(recipe.env.items()))
+    install = " && ".join(recipe.commands) or "true"
+    dockerfile = templates.render("task.Dockerfile", bootstrap_image=bootstrap_tag, env_lines=env_lines,
+                                  install_command=install)
+    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
+    if image_exists(client, tag):
+        return tag, 0.0
+    tmp = Path(tempfile.mkdtemp(prefix="r2e-task-"))
+    try:
+        gitrepo.scrubbed_copy(repo.path, base_commit, tmp / "repo")
+        (tmp / "Dockerfile").write_text(dockerfile)
+        return tag, build(client, tmp, tag)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:
+    """Build a bundle's ``environment/`` directory as Harbor would; returns the tag (content-addressed)."""
+    h = hashlib.sha256()
+    for path in sorted(environment_dir.rglob("*")):
+        if path.is_file():
+            h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    tag = f"local/r2e-bundle/{task_id.lower()}:{h.hexdigest()[:12]}"
+    if not image_exists(client, tag):
+        build(client, environment_dir, tag)
+    return tag

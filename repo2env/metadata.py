@@ -1,0 +1,109 @@
+"""The ``[metadata.repo2env]`` table of task.toml as pydantic records; ``specs/metadata.schema.json`` is
+generated from ``Repo2EnvMetadata`` (``python -m repo2env.metadata > specs/metadata.schema.json``).
+
+Harbor leaves ``[metadata]`` free-form and ignores these fields; they record lineage, calibration,
+reproducibility and the evaluation label (anatomy of a task, "The [metadata.repo2env] extension").
+"""
+
+import json
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .outcomes import EvaluationStatus
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evaluation(_Table):
+    """The advisory evaluation label, bound to the bundle hash it was measured on."""
+
+    schema_version: Literal["1"] = "1"
+    status: EvaluationStatus
+    stage: Literal["generation", "validation"]
+    reason_codes: list[str]
+    subject_bundle_hash: str | None = None
+    oracle_reward: float | None = None
+    nop_reward: float | None = None
+    validated_at: datetime | None = None
+
+
+class Reproducibility(_Table):
+    """How to get the environment image: ``local_only`` (built on this machine) until ``push`` rewrites it."""
+
+    mode: Literal["local_only", "registry"] = "local_only"
+    image_ref: str
+    image_visibility: Literal["private", "public"] = "private"
+    bootstrap_image: str
+    install_source: str
+    install_commands: list[str]
+    exclude_newer: str | None = None
+
+
+class RewardCalibration(_Table):
+    """Numbers to slice or normalise rewards: gold patch size and a difficulty bucket, F2P/P2P counts."""
+
+    changed_lines: int
+    difficulty: Literal["easy", "medium", "hard"]
+    fail_to_pass_count: int
+    pass_to_pass_count: int
+
+
+class RuntimeTests(_Table):
+    """``[metadata.repo2env.<pipeline>]`` of a runtime pipeline (pr_runtime, commit_runtime)."""
+
+    base_commit: str
+    head_commit: str
+    pr_number: int | None = None
+    fail_to_pass: list[str]
+    pass_to_pass: list[str]
+    flaky: list[str]
+    reward_mode: Literal["binary"] = "binary"
+    test_files: list[str]
+    run_seconds_before: list[float]
+    run_seconds_after: list[float]
+
+
+class Repo2EnvMetadata(_Table):
+    """``[metadata.repo2env]``. The pipeline's own table is the key named after the pipeline."""
+
+    model_config = ConfigDict(extra="allow")
+    pipeline: str
+    pipeline_version: str
+    repo: str
+    ref: str
+    reference: str | None = None
+    built_at: datetime
+    synthesis_llm: str | None = None
+    reward_kinds: list[Literal["test_execution", "diff_similarity", "answer_equivalence"]]
+    spec_version: str
+    content_hash: str | None = None
+    bundle_hash: str | None = None
+    reward_calibration: RewardCalibration | None = None
+    reproducibility: Reproducibility
+    evaluation: Evaluation
+    pr_runtime: RuntimeTests | None = None
+
+
+def difficulty_bucket(changed_lines: int, source_files: int) -> str:
+    """SWE-bench-like size buckets: easy (<= 10 lines in 1 file), medium (<= 50 lines, <= 3 files), hard."""
+    if changed_lines <= 10 and source_files <= 1:
+        return "easy"
+    if changed_lines <= 50 and source_files <= 3:
+        return "medium"
+    return "hard"
+
+
+def json_schema() -> dict:
+    """The JSON Schema of ``[metadata.repo2env]`` (draft 2020-12, as pydantic emits it)."""
+    schema = Repo2EnvMetadata.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://repo2rlenv.invalid/specs/metadata.schema.json"
+    return schema
+
+
+if __name__ == "__main__":
+    print(json.dumps(json_schema(), indent=2, sort_keys=True))

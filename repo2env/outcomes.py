@@ -1,0 +1,62 @@
+"""Outcome enums: why a candidate was skipped, and the evaluation status a bundle carries.
+
+``SKIP_REASONS`` / ``EVALUATION_STATUSES`` are the one table that says what each code means; the ledger, the run
+summary and ``specs/`` all use these values.
+"""
+
+from enum import StrEnum
+
+
+class SkipReason(StrEnum):
+    """Why a candidate did not become a task (recorded in the ledger)."""
+
+    REVERT_OR_RELEASE = "revert_or_release"
+    DOCS_CI_ONLY = "docs_ci_only"
+    NO_TEST_PATCH = "no_test_patch"
+    NO_SOURCE_CHANGE = "no_source_change"
+    TOO_MANY_SOURCE_FILES = "too_many_source_files"
+    BINARY_TEST_FILES = "binary_test_files"
+    PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
+    ENV_BUILD_FAILED = "env_build_failed"
+    TEST_RUN_FAILED = "test_run_failed"
+    NO_FAIL_TO_PASS = "no_fail_to_pass"
+    INSTRUCTION_TOO_THIN = "instruction_too_thin"
+    ORACLE_FAILED = "oracle_failed"
+    NOP_FAILED = "nop_failed"
+    CONTROL_ERROR = "control_error"
+
+
+SKIP_REASONS: dict[SkipReason, str] = {
+    SkipReason.REVERT_OR_RELEASE: "the title says revert, version bump or release",
+    SkipReason.DOCS_CI_ONLY: "only documentation or CI files change",
+    SkipReason.NO_TEST_PATCH: "no test file changes, so nothing can grade the fix",
+    SkipReason.NO_SOURCE_CHANGE: "only test files change: there is no fix to make",
+    SkipReason.TOO_MANY_SOURCE_FILES: "the fix touches more source files than --max-source-files",
+    SkipReason.BINARY_TEST_FILES: "the test patch carries binary files",
+    SkipReason.PATCH_DOES_NOT_APPLY: "the test or reference patch does not `git apply --check` at the base commit",
+    SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build",
+    SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",
+    SkipReason.NO_FAIL_TO_PASS: "no test fails before the fix and passes after it, consistently",
+    SkipReason.INSTRUCTION_TOO_THIN: "after leak stripping the instruction is too short to act on",
+    SkipReason.ORACLE_FAILED: "the reference solution did not score 1.0",
+    SkipReason.NOP_FAILED: "doing nothing did not score 0.0",
+    SkipReason.CONTROL_ERROR: "a control run could not be executed",
+}
+
+# Reasons that mean "the bundle was built but its controls rejected it".
+CONTROL_REASONS = frozenset({SkipReason.ORACLE_FAILED, SkipReason.NOP_FAILED, SkipReason.CONTROL_ERROR})
+
+
+class EvaluationStatus(StrEnum):
+    """``[metadata.repo2env.evaluation].status`` of a bundle."""
+
+    UNVERIFIED = "unverified"
+    VERIFIED = "verified"
+    FAILED_CONTROLS = "failed_controls"
+
+
+EVALUATION_STATUSES: dict[EvaluationStatus, str] = {
+    EvaluationStatus.UNVERIFIED: "controls have not been run (reason_codes says why)",
+    EvaluationStatus.VERIFIED: "in Docker the oracle scored 1.0 and the nop 0.0, on the bundle with this hash",
+    EvaluationStatus.FAILED_CONTROLS: "a control scored the wrong reward; reason_codes names which",
+}

@@ -1,0 +1,84 @@
+"""Split a PR diff into the hidden test patch and the gold (reference) patch, and classify its files.
+
+Test files (SWE-bench's convention): anything under a ``test``/``tests``/``testing`` directory (test data
+included), ``test_*.py``, ``*_test.py`` and ``conftest.py``. Docs/CI files are recognised so that docs-only PRs
+can be skipped. Parsing uses ``unidiff``; the two patches themselves are cut by git (``diff -- paths``), so
+binary hunks survive byte for byte.
+"""
+
+import fnmatch
+from pathlib import PurePosixPath
+
+from unidiff import PatchSet
+
+from . import gitrepo
+from .models import ChangeSplit
+
+TEST_DIRS = frozenset({"test", "tests", "testing"})
+DOC_DIRS = frozenset({"doc", "docs", "documentation", "changelog.d", "changes", "newsfragments"})
+DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+CI_PATTERNS = (".github/*", ".gitlab-ci.yml", ".travis.yml", ".circleci/*", "azure-pipelines.yml",
+               ".pre-commit-config.yaml", "appveyor.yml", ".readthedocs.y*ml", "codecov.yml", ".codecov.yml",
+               ".coveragerc", ".gitignore", ".gitattributes", ".mailmap", "CODEOWNERS", ".editorconfig")
+DOC_NAMES = ("README*", "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "AUTHORS*", "CONTRIBUTORS*", "LICENSE*",
+             "COPYING*")
+
+
+def is_test_path(path: str) -> bool:
+    """True for files the test patch carries (see module docstring)."""
+    p = PurePosixPath(path)
+    if any(part in TEST_DIRS for part in p.parts[:-1]):
+        return True
+    name = p.name
+    return name == "conftest.py" or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
+
+
+def is_docs_or_ci_path(path: str) -> bool:
+    """True for documentation, changelog and CI configuration files (never needed to make tests pass)."""
+    p = PurePosixPath(path)
+    if any(part in DOC_DIRS for part in p.parts[:-1]):
+        return True
+    if any(fnmatch.fnmatch(path, pat) for pat in CI_PATTERNS):
+        return True
+    if any(fnmatch.fnmatch(p.name, pat) for pat in DOC_NAMES):
+        return True
+    return p.suffix.lower() in DOC_SUFFIXES and len(p.parts) == 1
+
+
+def is_python_test_file(path: str) -> bool:
+    """A file pytest collects tests from by default (``test_*.py`` / ``*_test.py``)."""
+    name = PurePosixPath(path).name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def split_change(repo_path, base: str, head: str) -> ChangeSplit:
+    """Split ``base..head`` of the repository at ``repo_path`` into test and gold patches.
+
+    Raises ``GitError`` if either commit is missing.
+    """
+    full = gitrepo.diff(repo_path, base, head)
+    patch = PatchSet(full.splitlines(keepends=True))
+    test_files, source_files, docs_ci, created, deleted, binary_tests = [], [], [], [], [], []
+    added = removed = 0
+    for pf in patch:
+        path = pf.path
+        if is_test_path(path):
+            test_files.append(path)
+            if pf.is_added_file:
+                created.append(path)
+            if pf.is_removed_file:
+                deleted.append(path)
+            if pf.is_binary_file:
+                binary_tests.append(path)
+        else:
+            (docs_ci if is_docs_or_ci_path(path) else source_files).append(path)
+            added += pf.added
+            removed += pf.removed
+    gold_paths = source_files + docs_ci
+    return ChangeSplit(
+        test_patch=gitrepo.diff(repo_path, base, head, test_files),
+        gold_patch=gitrepo.diff(repo_path, base, head, gold_paths),
+        test_files=tuple(test_files), source_files=tuple(source_files), docs_ci_files=tuple(docs_ci),
+        test_files_created=tuple(created), test_files_deleted=tuple(deleted), binary_test_files=tuple(binary_tests),
+        gold_lines_added=added, gold_lines_removed=removed,
+    )

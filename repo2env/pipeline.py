@@ -1,0 +1,114 @@
+"""The pipeline plugin interface and its registry (entry-point group ``repo2env.pipelines``).
+
+A pipeline turns a source into candidates (``plan``) and one candidate into a staged bundle or a skip
+(``build``); the core (``repo2env.generate``) runs the controls, labels, hashes and publishes. A third-party
+package adds a pipeline by declaring, in its own ``pyproject.toml``::
+
+    [project.entry-points."repo2env.pipelines"]
+    my_pipeline = "my_package.module:MyPipeline"
+
+Only the chosen pipeline's module is imported.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import docker
+
+from .bundle import BundleStage
+from .config import EnvConfig
+from .errors import PipelineNotFound
+from .models import RepoRef
+from .outcomes import SkipReason
+
+GROUP = "repo2env.pipelines"
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``."""
+
+    out: Path
+    limit: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    numbers: tuple[int, ...] = ()
+    branch: str | None = None
+    max_source_files: int = 10
+    runs_before: int = 2
+    runs_after: int = 3
+    whole_suite: bool = False
+    env_config: EnvConfig = field(default_factory=EnvConfig)
+    pipeline_opts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class BuildContext:
+    """What a pipeline's ``build`` may use: the Docker client, the options, and ``report(message)`` for
+    progress (the library never prints)."""
+
+    client: docker.DockerClient
+    options: GenerateOptions
+    report: Callable[[str], None] = lambda message: None
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A candidate that does not become a task, with its reason code and a one-line detail."""
+
+    reason: SkipReason
+    detail: str = ""
+
+
+@dataclass
+class Draft:
+    """A staged bundle ready for controls. ``test_seconds`` sums its generation-time container test runs;
+    ``verifier_timeout_sec`` bounds each control's test.sh."""
+
+    task_id: str
+    stage: BundleStage
+    verifier_timeout_sec: float
+    test_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The repository and its candidates, listed before any is built (so a bad ``--pr`` fails first)."""
+
+    repo: RepoRef
+    candidates: list[Any]
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """A pipeline plugin. ``name`` and ``version`` go into every bundle's ``[metadata.repo2env]``."""
+
+    name: str
+    version: str
+
+    def plan(self, source: str, options: GenerateOptions) -> Plan:
+        """List candidates of ``source``. Raises ``InputError`` for a bad source or option."""
+
+    def candidate_key(self, candidate: Any) -> str:
+        """A short stable name for the ledger, e.g. ``pr#12``."""
+
+    def build(self, repo: RepoRef, candidate: Any, ctx: BuildContext) -> Draft | Skip:
+        """Build one candidate into a staged bundle, or say why not."""
+
+
+def available() -> list[str]:
+    """Names of the installed pipelines."""
+    return sorted(ep.name for ep in entry_points(group=GROUP))
+
+
+def load_pipeline(name: str) -> Pipeline:
+    """Import and instantiate the pipeline ``name``. Raises ``PipelineNotFound`` listing the installed ones."""
+    matches = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+    if not matches:
+        known = ", ".join(available()) or "none"
+        raise PipelineNotFound(f"--pipeline {name}: no such pipeline (installed: {known})")
+    return matches[0].load()()

@@ -1,0 +1,185 @@
+"""Runtime tasks (pr_runtime, commit_runtime): the repository's own tests decide.
+
+``build_runtime_task`` takes a base commit, the test/gold split and the text of the change, and returns a staged
+Harbor 1.0 bundle whose FAIL_TO_PASS / PASS_TO_PASS come from K container runs, or a ``Skip``. Stages, in order:
+instruction -> environment images -> stage files -> test runs -> selection -> final files + task.toml.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+import docker.errors
+
+from . import SPEC_VERSION, gitrepo, images, templates, verifier
+from .bundle import BundleStage
+from .controls import egress_hosts
+from .errors import BuildError, TestRunError
+from .hashing import content_hash
+from .instruction import build_instruction, is_too_thin
+from .metadata import (Evaluation, Repo2EnvMetadata, Reproducibility, RewardCalibration, RuntimeTests,
+                       difficulty_bucket)
+from .models import ChangeSplit, InstallRecipe, RepoRef, TestRun
+from .outcomes import EvaluationStatus, SkipReason
+from .patches import is_python_test_file
+from .pipeline import BuildContext, Draft, Skip
+from .recipe import detect_recipe
+from .selection import select_tests
+from .task_toml import render_task_toml
+from .testrun import PatchDoesNotApply, run_tests
+
+RUN_TIMEOUT_SEC = 1800
+AGENT_TIMEOUT_SEC = 1800.0
+
+
+@dataclass(frozen=True)
+class RuntimeSpec:
+    """One runtime candidate, whatever its source: ``base_commit..head_commit`` is the change; ``split`` its
+    test/gold halves; ``title``/``body`` the text the instruction is made from; ``extra`` goes into the
+    pipeline's metadata table (e.g. ``pr_number``)."""
+
+    task_id: str
+    pipeline: str
+    pipeline_version: str
+    repo: RepoRef
+    base_commit: str
+    head_commit: str
+    title: str
+    body: str
+    reference: str | None
+    split: ChangeSplit
+    pr_number: int | None = None
+
+
+def run_targets(split: ChangeSplit, whole_suite: bool) -> list[str]:
+    """Test files the runs target: the Python test files the test patch touches and keeps (empty = whole suite)."""
+    if whole_suite:
+        return []
+    return [p for p in split.test_files if is_python_test_file(p) and p not in split.test_files_deleted]
+
+
+def _verifier_config(spec: RuntimeSpec, targets: list[str], has_config_patch: bool, timeout: int) -> dict:
+    base_files = set(gitrepo.ls_tree(spec.repo.path, spec.base_commit))
+    test_config = [f for f in base_files if PurePosixPath(f).name in verifier.TEST_CONFIG_NAMES]
+    restore = sorted(set(f for f in spec.split.test_files if f in base_files) | set(test_config))
+    return {"workspace": "/workspace", "base_commit": spec.base_commit, "test_patch": "test.patch",
+            "config_patch": "config.patch" if has_config_patch else None, "restore_paths": restore,
+            "remove_paths": sorted(spec.split.test_files_created), "run_targets": targets, "timeout_sec": timeout}
+
+
+def _stage_files(stage: BundleStage, spec: RuntimeSpec, image_ref: str, config: dict, config_patch: str) -> None:
+    stage.write_text("environment/Dockerfile", templates.render(
+        "environment.Dockerfile", image_ref=image_ref, base_commit=spec.base_commit))
+    stage.write_text("environment/scrub_history.sh", templates.read("scrub_history.sh"), executable=True)
+    stage.write_text("environment/docker-compose.yaml", templates.read("docker-compose.yaml"))
+    stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
+    stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
+    stage.write_text("tests/test.sh", templates.read("test.sh"), executable=True)
+    stage.write_bytes("tests/verifier.py", Path(verifier.__file__).read_bytes())
+    stage.write_bytes("tests/test.patch", spec.split.test_patch.encode("utf-8", "surrogateescape"))
+    if config_patch:
+        stage.write_bytes("tests/config.patch", config_patch.encode("utf-8", "surrogateescape"))
+    stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
+
+
+def _config_patch(spec: RuntimeSpec) -> str:
+    """The gold patch's changes to test configuration files (the verifier re-applies them after its reset)."""
+    paths = [p for p in spec.split.source_files + spec.split.docs_ci_files
+             if PurePosixPath(p).name in verifier.TEST_CONFIG_NAMES]
+    return gitrepo.diff(spec.repo.path, spec.base_commit, spec.head_commit, paths)
+
+
+def _runs(ctx: BuildContext, image: str, stage: BundleStage, hosts: dict[str, str]) -> tuple[list[TestRun], list[TestRun]]:
+    opts = ctx.options
+    before, after = [], []
+    for i in range(opts.runs_before):
+        ctx.report(f"tests before the fix ({i + 1}/{opts.runs_before})")
+        before.append(run_tests(ctx.client, image, stage.root, "before", extra_hosts=hosts, timeout_sec=RUN_TIMEOUT_SEC))
+    for i in range(opts.runs_after):
+        ctx.report(f"tests after the fix ({i + 1}/{opts.runs_after})")
+        after.append(run_tests(ctx.client, image, stage.root, "after", extra_hosts=hosts, timeout_sec=RUN_TIMEOUT_SEC))
+    return before, after
+
+
+def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
+    """Build and stage one runtime task. Returns ``Skip`` with a reason for every expected failure
+    (environment build, patch application, test runs, no FAIL_TO_PASS, thin instruction); engine errors raise."""
+    hidden = list(spec.split.test_files)
+    if is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
+        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
+    recipe = detect_recipe(spec.repo.path, spec.base_commit, ctx.options.env_config.for_repo(spec.repo.slug))
+    try:
+        ctx.report("bootstrap image")
+        bootstrap = images.bootstrap_image(ctx.client, spec.repo, recipe)
+        ctx.report(f"task image at {spec.base_commit[:12]}")
+        image_ref, build_seconds = images.task_image(ctx.client, spec.repo, spec.base_commit, recipe, bootstrap)
+    except BuildError as exc:
+        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+    stage = BundleStage(ctx.options.out, spec.task_id)
+    try:
+        return _build_staged(spec, ctx, stage, recipe, bootstrap, image_ref, build_seconds)
+    except BaseException:
+        stage.discard()
+        raise
+
+
+def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, recipe: InstallRecipe, bootstrap: str,
+                  image_ref: str, build_seconds: float) -> Draft | Skip:
+    targets = run_targets(spec.split, ctx.options.whole_suite)
+    config_patch = _config_patch(spec)
+    config = _verifier_config(spec, targets, bool(config_patch), RUN_TIMEOUT_SEC)
+    _stage_files(stage, spec, image_ref, config, config_patch)
+    try:
+        env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
+        before, after = _runs(ctx, env_image, stage, egress_hosts(stage.root))
+    except BuildError as exc:
+        stage.discard()
+        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+    except PatchDoesNotApply as exc:
+        stage.discard()
+        return Skip(SkipReason.PATCH_DOES_NOT_APPLY, str(exc))
+    except (TestRunError, docker.errors.ContainerError) as exc:
+        stage.discard()
+        return Skip(SkipReason.TEST_RUN_FAILED, str(exc))
+    selection = select_tests(before, after)
+    if not selection.fail_to_pass:
+        stage.discard()
+        return Skip(SkipReason.NO_FAIL_TO_PASS, f"{len(selection.pass_to_pass)} pass-to-pass, "
+                                                f"{len(selection.flaky)} flaky, 0 fail-to-pass")
+    slowest = max(r.seconds for r in before + after)
+    verifier_timeout = float(max(120, math.ceil(3 * slowest) + 60))
+    config["timeout_sec"] = int(verifier_timeout) - 15
+    stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
+    stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
+    stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
+    graded = list(selection.fail_to_pass + selection.pass_to_pass)
+    instruction = build_instruction(spec.title, spec.body, test_ids=graded, hidden_paths=list(spec.split.test_files))
+    stage.write_text("instruction.md", instruction)
+    changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
+    difficulty = difficulty_bucket(changed, len(spec.split.source_files))
+    tests_meta = RuntimeTests(
+        base_commit=spec.base_commit, head_commit=spec.head_commit, pr_number=spec.pr_number,
+        fail_to_pass=list(selection.fail_to_pass), pass_to_pass=list(selection.pass_to_pass),
+        flaky=list(selection.flaky), test_files=list(spec.split.test_files),
+        run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after])
+    meta = Repo2EnvMetadata(
+        pipeline=spec.pipeline, pipeline_version=spec.pipeline_version, repo=spec.repo.slug, ref=spec.base_commit,
+        reference=spec.reference, built_at=datetime.now(UTC).replace(microsecond=0),
+        reward_kinds=["test_execution"], spec_version=SPEC_VERSION, content_hash=content_hash(stage.root),
+        reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
+                                             fail_to_pass_count=len(selection.fail_to_pass),
+                                             pass_to_pass_count=len(selection.pass_to_pass)),
+        reproducibility=Reproducibility(image_ref=image_ref, bootstrap_image=bootstrap, install_source=recipe.source,
+                                        install_commands=list(recipe.commands), exclude_newer=recipe.exclude_newer),
+        evaluation=Evaluation(status=EvaluationStatus.UNVERIFIED, stage="generation",
+                              reason_codes=["validation_not_run"]),
+        **{spec.pipeline: tests_meta.model_dump()})
+    title_line = instruction.splitlines()[0].lstrip("# ").strip()
+    stage.write_text("task.toml", render_task_toml(
+        task_id=spec.task_id, description=title_line, keywords=[spec.repo.slug.split("/")[-1], spec.pipeline],
+        difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
+        verifier_timeout_sec=verifier_timeout, build_timeout_sec=float(max(600, math.ceil(2 * build_seconds)))))
+    return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
+                 test_seconds=sum(r.seconds for r in before + after))

@@ -1,0 +1,7 @@
+# repo2rlenv task image: the repository at its base commit in /workspace, dependencies installed for that commit.
+# The build context's repo/ holds only the base commit and its ancestors (a scrubbed copy, never the source clone).
+FROM ${bootstrap_image}
+COPY repo/ /workspace/
+WORKDIR /workspace
+${env_lines}
+RUN ${install_command}

@@ -1,0 +1,43 @@
+"""One generation-time test run: a fresh container of the environment image, optionally the gold patch
+(through the bundle's own ``solution/solve.sh``), then ``tests/verifier.py run``; outcomes from its JUnit XML."""
+
+from pathlib import Path
+
+import docker
+
+from .containers import TaskContainer
+from .errors import TestRunError
+from .models import TestRun
+from .verifier import parse_junit
+
+JUNIT_PATH = "/tmp/r2e-junit.xml"
+PREPARE_FAILED = 3  # verifier.py run's exit code when the test patch does not apply
+
+
+class PatchDoesNotApply(TestRunError):
+    """The gold or test patch does not apply at the base commit inside the image."""
+
+
+def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label: str, *,
+              extra_hosts: dict[str, str], timeout_sec: float) -> TestRun:
+    """Run the tests once; ``label`` is ``before`` (test patch only) or ``after`` (plus the gold patch).
+
+    Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
+    """
+    with TaskContainer(client, image, extra_hosts=extra_hosts) as box:
+        if label == "after":
+            box.put_dir(bundle_root / "solution", "/solution")
+            code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
+            if code != 0:
+                raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
+        box.put_dir(bundle_root / "tests", "/tests")
+        cmd = ["python3", "/tests/verifier.py", "run", "--tests-dir", "/tests", "--junit", JUNIT_PATH]
+        code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60)
+        if code == PREPARE_FAILED:
+            raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
+        xml = box.read_file(JUNIT_PATH)
+        if xml is None:
+            raise TestRunError(f"pytest wrote no JUnit XML (exit {code}): {out.strip()[-400:]}")
+    outcomes, collection_errors = parse_junit(xml.decode("utf-8", errors="replace"))
+    return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors), exit_code=code,
+                   seconds=round(seconds, 3))
