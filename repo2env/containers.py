@@ -6,6 +6,7 @@ hands files back. It is always removed on exit, so no container is left behind.
 """
 
 import io
+import os
 import shlex
 import tarfile
 import time
@@ -17,6 +18,7 @@ import docker.errors
 from .errors import DockerUnavailable
 
 LABEL = "repo2rlenv"
+RUN_ID = str(os.getpid())  # label value: which process started a container (a leftover names its run)
 SETUP_HINT = "run `bash scripts/setup_docker.sh` (installs and starts Docker, builds the base image)"
 
 
@@ -64,7 +66,7 @@ class TaskContainer:
 
     def __enter__(self) -> "TaskContainer":
         self.container = self.client.containers.run(
-            self.image, command=["sleep", "infinity"], detach=True, init=True, labels={LABEL: "1"},
+            self.image, command=["sleep", "infinity"], detach=True, init=True, labels={LABEL: RUN_ID},
             extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL")
         return self
 

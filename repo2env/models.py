@@ -86,6 +86,8 @@ class InstallRecipe(Record):
 class TestRun(Record):
     """One pytest run in a fresh task container: outcome per node id, files whose collection failed."""
 
+    __test__ = False  # not a pytest test class
+
     label: Literal["before", "after"]
     outcomes: dict[str, Literal["passed", "failed", "error", "skipped"]]
     collection_errors: tuple[str, ...]
@@ -95,6 +97,8 @@ class TestRun(Record):
 
 class TestSelection(Record):
     """FAIL_TO_PASS / PASS_TO_PASS from K runs before and after the fix; ``flaky`` ids varied between repeats."""
+
+    __test__ = False
 
     fail_to_pass: tuple[str, ...]
     pass_to_pass: tuple[str, ...]

@@ -1,0 +1,73 @@
+"""Shared fixtures: real git repositories built by the tests, and a real Docker engine.
+
+Docker tests use the ``docker_client`` fixture. Without an engine they are skipped on a developer machine and
+FAIL under ``CI=true`` (CI must never pass without having run them).
+"""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from repo2env.demo_repo import build_demo_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def git(repo: Path, *args: str, env: dict | None = None) -> str:
+    """Run git in ``repo`` with a fixed identity; returns stdout."""
+    full_env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="T",
+                    GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_GLOBAL="/dev/null", **(env or {}))
+    return subprocess.run(["git", "-C", str(repo), *args], env=full_env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def commit_files(repo: Path, message: str, files: dict[str, str | bytes], date: str = "2025-01-01T00:00:00Z") -> str:
+    """Write ``files`` into ``repo``, commit them with ``message``; returns the new sha."""
+    for rel, content in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def new_repo(tmp_path):
+    """A factory for empty git repositories on branch main."""
+    count = iter(range(1000))
+
+    def make(name: str = "repo") -> Path:
+        path = tmp_path / f"{name}-{next(count)}"
+        path.mkdir()
+        git(path, "init", "-q", "--initial-branch=main")
+        return path
+    return make
+
+
+@pytest.fixture(scope="session")
+def demo_repo(tmp_path_factory) -> Path:
+    """The demo repository (repo2env.demo_repo), built once per session. Treat as read-only."""
+    return build_demo_repo(tmp_path_factory.mktemp("demo") / "calc-demo")
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """A live Docker client with the base image present; skip (or fail under CI=true) otherwise."""
+    from repo2env.containers import docker_client as connect
+    from repo2env.errors import DockerUnavailable
+    from repo2env.images import require_base_image
+
+    try:
+        client = connect()
+        require_base_image(client)
+    except DockerUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"Docker tests cannot run under CI: {exc}")
+        pytest.skip(f"Docker not available: {exc}")
+    return client

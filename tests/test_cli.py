@@ -1,0 +1,69 @@
+"""repo2env/cli.py: bad input gets one clear line and a non-zero exit, and writes nothing."""
+
+import pytest
+
+from repo2env.cli import main
+from tests.conftest import commit_files
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_not_a_git_repository(tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert code == 2 and "not a git repository" in out and "Traceback" not in out
+    assert not (tmp_path / "o").exists() and not (tmp_path / "o.ledger.jsonl").exists()
+
+
+def test_empty_history(new_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(new_repo()), "--out", str(tmp_path / "o"))
+    assert code == 2 and "no commits" in out
+
+
+def test_unknown_pr(demo_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--pr", "999")
+    assert code == 2 and "no merged pull request #999" in out
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_pipeline_lists_installed(demo_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "nope", str(demo_repo), "--out", str(tmp_path / "o"))
+    assert code == 2 and "no such pipeline" in out and "pr_runtime" in out
+
+
+def test_bad_date_and_pipeline_opt(demo_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--since", "yesterday")
+    assert code == 2 and "--since yesterday: not a date" in out
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--pipeline-opt", "novalue")
+    assert code == 2 and "KEY=VALUE" in out
+
+
+def test_github_slug_says_what_to_do(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", "acme/widgets", "--out", "o")
+    assert code == 2 and "clone the repository" in out
+
+
+def test_docker_unreachable_says_how_to_fix(demo_repo, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"))
+    assert code == 3 and "Docker is not reachable" in out and "scripts/setup_docker.sh" in out
+    assert not (tmp_path / "o").exists()
+
+
+def test_pipelines_lists_pr_runtime(capsys):
+    code, out = run_cli(capsys, "pipelines")
+    assert code == 0 and "pr_runtime" in out.split()
+
+
+def test_repo_without_prs_yields_no_candidates(new_repo, tmp_path, capsys, docker_client):
+    repo = new_repo()
+    commit_files(repo, "just a commit", {"a.py": "1\n"})
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(repo), "--out", str(tmp_path / "o"))
+    assert code == 0 and "candidates" in out
