@@ -21,7 +21,6 @@ from .errors import DockerUnavailable, InputError, R2EError
 from .hashing import bundle_hash
 from .images import require_base_image
 from .models import LedgerEntry
-from .outcomes import CONTROL_REASONS
 from .pipeline import BuildContext, Draft, GenerateOptions, Skip, load_pipeline
 from .task_toml import set_labels
 
@@ -73,10 +72,14 @@ def _finish(client, draft: Draft, out_dir: Path, reporter: Reporter) -> tuple[st
     """Run the controls on a draft, label it and publish it. Returns (status, reason, bundle_hash)."""
     bundle = draft.stage.root
     reporter.stage("controls: oracle and nop")
-    digest = bundle_hash(bundle)
-    results = run_controls(client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec)
-    evaluation, reason = evaluation_from(results, digest)
-    set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
+    try:
+        digest = bundle_hash(bundle)
+        results = run_controls(client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec)
+        evaluation, reason = evaluation_from(results, digest)
+        set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
+    except BaseException:
+        draft.stage.discard()  # never leave a half-labelled bundle behind, even on Ctrl-C
+        raise
     if reason is None:
         draft.stage.publish(out_dir / draft.task_id)
         return "verified", None, digest
@@ -131,5 +134,3 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     summary.wall_seconds = time.monotonic() - started
     return summary
 
-
-__all__ = ["generate", "Summary", "Reporter", "SilentReporter", "CONTROL_REASONS"]
