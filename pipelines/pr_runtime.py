@@ -44,6 +44,9 @@ class PrRuntimePipeline:
     def candidate_key(self, candidate: PullRequest) -> str:
         return f"pr#{candidate.number}"
 
+    def task_id(self, repo: RepoRef, candidate: PullRequest) -> str:
+        return f"{repo.task_prefix}-{candidate.number}"
+
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
         split = split_change(repo.path, pr.base_commit, pr.head_commit)
@@ -51,7 +54,7 @@ class PrRuntimePipeline:
         if reason is not None:
             return Skip(reason)
         spec = RuntimeSpec(
-            task_id=f"{repo.task_prefix}-{pr.number}", pipeline=self.name, pipeline_version=self.version,
+            task_id=self.task_id(repo, pr), pipeline=self.name, pipeline_version=self.version,
             repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=pr.title, body=pr.body,
             reference=pr.reference, split=split, pr_number=pr.number)
         return build_runtime_task(spec, ctx)

@@ -31,6 +31,7 @@ class RichReporter:
         self.key = ""
 
     def start(self, total, repo):
+        self.progress.start()  # only once the input is known to be good: errors print without a bar
         self.task = self.progress.add_task(repo, total=total, stage="")
 
     def candidate(self, index, key):
@@ -45,13 +46,17 @@ class RichReporter:
         self.progress.advance(self.task)
 
 
-def _parse_date(value: str | None, flag: str) -> datetime | None:
+def _parse_date(value: str | None, flag: str, *, end_of_day: bool = False) -> datetime | None:
+    """An ISO date or timestamp (UTC when no zone is given); a bare date with ``end_of_day`` means its last second,
+    so ``--until 2025-03-01`` includes that day."""
     if value is None:
         return None
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"{flag} {value}: not a date; use YYYY-MM-DD or an ISO 8601 timestamp") from None
+    if end_of_day and len(value) == 10:
+        parsed = parsed.replace(hour=23, minute=59, second=59)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
@@ -77,9 +82,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
     if summary.errors:
         table.add_row("errors", ", ".join(summary.errors))
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
-    table.add_row("tasks in", str(out))
-    table.add_row("ledger", str(ledger_path(out)))
     err_console.print(table)
+    err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
 
 
 @click.group()
@@ -93,11 +97,12 @@ def cli() -> None:
 @click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
 @click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
-@click.option("--since", help="Only candidates merged on or after this date (YYYY-MM-DD).")
-@click.option("--until", help="Only candidates merged on or before this date.")
+@click.option("--since", help="Only candidates merged on or after this date (YYYY-MM-DD or ISO 8601, UTC).")
+@click.option("--until", help="Only candidates merged on or before this date (a bare date includes the whole day).")
 @click.option("--pr", "prs", type=int, multiple=True, help="Only this PR number (repeatable).")
 @click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD).")
-@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Skip PRs whose gold patch touches more non-test, non-docs files.")
 @click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True,
               help="Test runs without the fix (flakiness check).")
 @click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True,
@@ -108,16 +113,26 @@ def cli() -> None:
 def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts) -> None:
     """Mine SOURCE (a clone's path or file:// URL) into Harbor task bundles in --out."""
+    since_at, until_at = _parse_date(since, "--since"), _parse_date(until, "--until", end_of_day=True)
+    if since_at and until_at and since_at > until_at:
+        raise InputError(f"--since {since} is after --until {until}; swap them")
     options = GenerateOptions(
-        out=out.resolve(), limit=limit, since=_parse_date(since, "--since"), until=_parse_date(until, "--until"),
+        out=out.resolve(), limit=limit, since=since_at, until=until_at,
         numbers=tuple(prs), branch=branch, max_source_files=max_source_files, runs_before=runs_before,
         runs_after=runs_after, whole_suite=whole_suite, env_config=load_env_config(env_config),
         pipeline_opts=_parse_opts(pipeline_opts))
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
-    with Progress(*columns, console=err_console, transient=False) as progress:
+    progress = Progress(*columns, console=err_console, transient=False)
+    try:
         summary = generate(pipeline_name, source, options, RichReporter(progress))
+    finally:
+        progress.stop()
     _print_summary(summary, options.out)
+    if summary.candidates == 0:
+        err_console.print("no merged pull requests found: commits count as PRs when they are 'Merge pull request "
+                          "#N from …' merges or subjects ending in '(#N)' on the first-parent history; check "
+                          "--branch, --since and --until", highlight=False)
     if summary.errors:
         sys.exit(1)
 
@@ -144,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except SystemExit as exc:
         return int(exc.code or 0)
+    except OSError as exc:  # a file system problem outside --out's checks: one line, not a traceback
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return 1
     return 0
 
 

@@ -44,8 +44,10 @@ def load_env_config(path: Path | None) -> EnvConfig:
     if path is None:
         return EnvConfig()
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
         return EnvConfig.model_validate(data)
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text; save the environment config as UTF-8") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read the environment config ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:

@@ -32,8 +32,9 @@ def docker_client() -> docker.DockerClient:
         client.ping()
         return client
     except docker.errors.DockerException as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise DockerUnavailable(f"Docker is not reachable ({first[:160]}); {SETUP_HINT}") from None
+        where = os.environ.get("DOCKER_HOST") or "the default socket"
+        kind = type(exc.__context__ or exc).__name__
+        raise DockerUnavailable(f"Docker is not reachable at {where} ({kind}); {SETUP_HINT}, or fix DOCKER_HOST") from None
 
 
 def tar_directory(src: Path, arcname: str) -> bytes:
@@ -65,16 +66,18 @@ class TaskContainer:
         self.container = None
 
     def __enter__(self) -> "TaskContainer":
-        self.container = self.client.containers.run(
-            self.image, command=["sleep", "infinity"], detach=True, init=True, labels={LABEL: RUN_ID},
+        # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
+        self.container = self.client.containers.create(
+            self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
             extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL")
+        self.container.start()
         return self
 
     def __exit__(self, *exc) -> None:
         if self.container is not None:
             try:
                 self.container.remove(force=True)
-            except docker.errors.NotFound:
+            except Exception:  # the engine may be gone; the error that got us here is the one to report
                 pass
 
     def put_dir(self, src: Path, dest: str) -> None:
@@ -104,10 +107,22 @@ class TaskContainer:
             return tar.extractfile(member).read()
 
 
+def _process_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def remove_leftovers(client: docker.DockerClient) -> int:
-    """Remove containers this tool labelled (after a crash); returns how many."""
+    """Remove containers left by runs on this machine whose process is gone (``kill -9``); returns how many.
+    Containers of live runs are left alone."""
     gone = 0
     for c in client.containers.list(all=True, filters={"label": LABEL}):
-        c.remove(force=True)
-        gone += 1
+        if not _process_alive(c.labels.get(LABEL, "")):
+            c.remove(force=True)
+            gone += 1
     return gone

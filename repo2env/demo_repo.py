@@ -207,7 +207,7 @@ def build_demo_repo(path: Path) -> Path:
         "tests/__init__.py": "", "tests/test_ops.py": TEST_OPS_V1, "tests/test_sizes.py": TEST_SIZES_V1})
     b.merge_pr(1, "alice/fix-divide", "Raise ValueError when dividing by zero",
                "divide(1, 0) leaked a bare ZeroDivisionError from deep inside the helper. Callers expect a "
-               "ValueError whose message says that division by zero is not allowed.\n\nFixes #7",
+               "ValueError with the message 'cannot divide by zero' instead.\n\nFixes #7",
                [("Raise ValueError on division by zero", {"calc/ops.py": OPS_V2, "tests/test_ops.py": TEST_OPS_V2})])
     b.merge_pr(2, "bob/docs", "Document the divide helper", "Explain what divide returns.",
                [("Docs for divide", {"README.md": "# calc-demo\n\nSmall arithmetic helpers.\n\n`divide(a, b)` "

@@ -5,6 +5,8 @@ binds the evaluation label to the bundle hash and publishes passing bundles atom
 the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a ``Reporter``.
 """
 
+import fcntl
+import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -13,9 +15,11 @@ from pathlib import Path
 from typing import Protocol
 
 import docker.errors
+import requests.exceptions
 
 from . import ledger
-from .containers import docker_client
+from .bundle import staging_root
+from .containers import docker_client, remove_leftovers
 from .controls import evaluation_from, run_controls
 from .errors import DockerUnavailable, InputError, R2EError
 from .hashing import bundle_hash
@@ -87,6 +91,31 @@ def _finish(client, draft: Draft, out_dir: Path, reporter: Reporter) -> tuple[st
     return "rejected", reason.value, digest
 
 
+def _prepare_output(out: Path):
+    """Create ``--out``, take its lock, clear stale staging left by a killed run and check that the ledger is
+    writable, before any work. Returns the open lock file (held for the run). Raises ``InputError``."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = open(out.parent / (out.name + ".lock"), "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
+                             "another folder") from None
+        stage = staging_root(out)
+        if stage.is_dir():
+            shutil.rmtree(stage)  # only a dead run's leftovers: a live one would hold the lock
+        with open(ledger.ledger_path(out), "a", encoding="utf-8"):
+            pass
+        return lock
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc}); choose a writable "
+                         "directory") from None
+
+
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
     """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
     ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
@@ -94,19 +123,41 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
     plan = pipeline.plan(source, options)
-    if options.out.exists() and not options.out.is_dir():
-        raise InputError(f"--out {options.out}: exists and is not a directory; choose another path")
     client = docker_client()
     require_base_image(client)
-    options.out.mkdir(parents=True, exist_ok=True)
+    lock = _prepare_output(options.out)
+    try:
+        remove_leftovers(client)
+        return _run(pipeline, plan, client, options, reporter, started)
+    except requests.exceptions.ConnectionError:
+        raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
+                                "`bash scripts/setup_docker.sh`), then run the same command again") from None
+    finally:
+        lock.close()
+
+
+def _drop_stale(out_dir: Path, task_id: str) -> None:
+    """A candidate that no longer verifies must not leave an earlier run's bundle in ``--out``."""
+    old = out_dir / task_id
+    if old.is_dir():
+        trash = staging_root(out_dir) / f"stale-{task_id}"
+        trash.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(trash, ignore_errors=True)
+        old.rename(trash)
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float) -> Summary:
     ledger_file = ledger.ledger_path(options.out)
+    run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
     summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates))
     reporter.start(len(plan.candidates), plan.repo.slug)
     for index, candidate in enumerate(plan.candidates):
         key = pipeline.candidate_key(candidate)
         reporter.candidate(index, key)
         t0 = time.monotonic()
-        task_id = digest = detail = None
+        task_id = pipeline.task_id(plan.repo, candidate)
+        digest = detail = None
         ctx = BuildContext(client=client, options=options, report=reporter.stage)
         try:
             result = pipeline.build(plan.repo, candidate, ctx)
@@ -114,7 +165,6 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
                 status, reason, detail = "skipped", result.reason.value, result.detail
                 summary.skipped[reason] += 1
             else:
-                task_id = result.task_id
                 status, reason, digest = _finish(client, result, options.out, reporter)
                 summary.timings.append(TaskTiming(task_id, time.monotonic() - t0, result.test_seconds))
                 if status == "verified":
@@ -126,7 +176,9 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
         except (R2EError, docker.errors.DockerException) as exc:
             status, reason, detail = "error", type(exc).__name__, str(exc)[:500]
             summary.errors.append(key)
-        entry = LedgerEntry(candidate=key, pipeline=pipeline.name, repo=plan.repo.slug, task_id=task_id,
+        if status != "verified":
+            _drop_stale(options.out, task_id)
+        entry = LedgerEntry(run_id=run_id, candidate=key, pipeline=pipeline.name, repo=plan.repo.slug, task_id=task_id,
                             status=status, reason=reason, detail=detail, bundle_hash=digest,
                             seconds=round(time.monotonic() - t0, 3), recorded_at=datetime.now(UTC))
         ledger.append(ledger_file, entry)

@@ -43,6 +43,8 @@ def open_repo(path: Path) -> git.Repo:
         repo.head.commit
     except ValueError:
         raise InputError(f"{path}: the repository has no commits on HEAD; nothing to mine") from None
+    if (Path(repo.git_dir) / "shallow").exists():
+        raise InputError(f"{path}: shallow clone (parents are missing); run `git -C {path} fetch --unshallow` first")
     return repo
 
 
@@ -57,8 +59,15 @@ def repo_ref(repo: git.Repo, path: Path) -> RepoRef:
                 slug = f"{m['owner']}/{m['name']}"
                 return RepoRef(slug=slug, path=str(path), web_url=f"https://{m['host']}/{slug}")
     name = path.name[:-4] if path.name.endswith(".git") else path.name
-    safe = re.sub(r"[^\w.-]+", "-", name).strip("-.") or "repo"
-    return RepoRef(slug=f"local/{safe}", path=str(path))
+    return RepoRef(slug=f"local/{docker_safe(name)}", path=str(path))
+
+
+def docker_safe(name: str) -> str:
+    """``name`` as a Docker repository path component: lower-case ASCII letters and digits, single separators
+    (``[a-z0-9]+([._-][a-z0-9]+)*``); ``repo`` when nothing is left."""
+    ascii_only = re.sub(r"[^a-z0-9._-]+", "-", name.lower())
+    collapsed = re.sub(r"[._-]*([._-])[._-]*", r"\1", ascii_only).strip("._-")
+    return collapsed or "repo"
 
 
 def run_git(repo_path: Path | str, *args: str, input_bytes: bytes | None = None) -> bytes:

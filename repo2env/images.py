@@ -34,7 +34,7 @@ def _digest(*parts: str, n: int = 12) -> str:
 
 
 def _repo_component(slug: str) -> str:
-    return slug.lower().replace("/", "__")
+    return "__".join(gitrepo.docker_safe(part) for part in slug.split("/"))
 
 
 def image_exists(client: docker.DockerClient, tag: str) -> bool:
@@ -70,9 +70,19 @@ def require_base_image(client: docker.DockerClient, base_image: str = BASE_IMAGE
                                 "(pulls it, or builds a local stand-in where no registry answers)")
 
 
-def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe,
-                    base_image: str = BASE_IMAGE) -> str:
-    """Ensure the bootstrap image for ``repo`` exists; returns its tag ``local/r2e-bootstrap/<repo>:<hash12>``."""
+def base_image_for(python: str) -> str:
+    """The base image for a Python version: ``python:<version>-slim`` (``python:3.12-slim`` by default)."""
+    return f"python:{python}-slim"
+
+
+def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe) -> str:
+    """Ensure the bootstrap image for ``repo`` exists; returns its tag ``local/r2e-bootstrap/<repo>:<hash12>``.
+
+    Raises ``BuildError`` when the base image for ``recipe.python`` is missing (with how to make it)."""
+    base_image = base_image_for(recipe.python)
+    if not image_exists(client, base_image):
+        raise BuildError(f"base image {base_image} is missing; run `R2E_BASE_IMAGE={base_image} "
+                         "R2E_PYTHON_HOME=<a CPython of that version> bash scripts/setup_docker.sh`")
     dockerfile = templates.render("bootstrap.Dockerfile", base_image=base_image, uv_version=UV_VERSION,
                                   apt_packages=" ".join(shlex.quote(p) for p in recipe.apt_packages))
     tag = f"local/r2e-bootstrap/{_repo_component(repo.slug)}:{_digest(dockerfile)}"
@@ -112,7 +122,7 @@ def environment_image(client: docker.DockerClient, environment_dir: Path, task_i
     for path in sorted(environment_dir.rglob("*")):
         if path.is_file():
             h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    tag = f"local/r2e-bundle/{task_id.lower()}:{h.hexdigest()[:12]}"
+    tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
     if not image_exists(client, tag):
         build(client, environment_dir, tag)
     return tag

@@ -41,6 +41,8 @@ _SHA = re.compile(r"(?<![\w#])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"
 _REMOVERS = (_CLOSING, _SQUASH, _REFS, _SHA)
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# A fenced diff/patch block in a PR body is the fix itself.
+_DIFF_FENCE = re.compile(r"^(```|~~~)[ \t]*(diff|patch|udiff)\b.*?^\1[ \t]*$\n?", re.S | re.M | re.I)
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|"
                       r"tested-by|reported-by|change-id)\s*:.*$", re.I)
 _HRULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
@@ -202,7 +204,7 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
                 hidden_paths: Sequence[str] = ()) -> str:
     """Return `text` (str) with every leak removed; pure function, returns str.
 
-    Rules, in order: CRLF/CR -> LF; HTML comments removed; trailer lines
+    Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
     (Signed-off-by, Co-authored-by, ..., Change-Id), horizontal rules and task
     list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
     bare label titled tests added / test plan / testing / checklist / ...)
@@ -219,6 +221,7 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     Untouched lines are kept exactly.
     """
     text = _HTML_COMMENT.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _DIFF_FENCE.sub("", text)
     lines = [ln for ln in text.split("\n")
              if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln))]
     lines = _drop_sections(lines)

@@ -36,6 +36,7 @@ class Reproducibility(_Table):
 
     mode: Literal["local_only", "registry"] = "local_only"
     image_ref: str
+    python: str
     image_visibility: Literal["private", "public"] = "private"
     bootstrap_image: str
     install_source: str

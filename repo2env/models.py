@@ -120,13 +120,15 @@ class ControlResult(Record):
 
 
 class LedgerEntry(Record):
-    """One line of the ledger: what became of a candidate. ``status`` is ``verified`` (landed in --out),
+    """One line of the ledger: what became of a candidate in the run ``run_id`` (its start time, UTC ISO 8601;
+    a re-run appends new lines, the newest per candidate is current). ``status`` is ``verified`` (landed in --out),
     ``skipped`` (a filter or test-based skip), ``rejected`` (controls failed) or ``error``."""
 
+    run_id: str
     candidate: str
     pipeline: str
     repo: str
-    task_id: str | None = None
+    task_id: str
     status: Literal["verified", "skipped", "rejected", "error"]
     reason: str | None = None
     detail: str | None = None

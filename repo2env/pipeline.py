@@ -61,7 +61,7 @@ class Skip:
     """A candidate that does not become a task, with its reason code and a one-line detail."""
 
     reason: SkipReason
-    detail: str = ""
+    detail: str | None = None
 
 
 @dataclass
@@ -95,6 +95,9 @@ class Pipeline(Protocol):
 
     def candidate_key(self, candidate: Any) -> str:
         """A short stable name for the ledger, e.g. ``pr#12``."""
+
+    def task_id(self, repo: RepoRef, candidate: Any) -> str:
+        """The task id this candidate becomes (its folder in ``--out``), e.g. ``owner__name-12``."""
 
     def build(self, repo: RepoRef, candidate: Any, ctx: BuildContext) -> Draft | Skip:
         """Build one candidate into a staged bundle, or say why not."""

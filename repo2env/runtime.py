@@ -156,6 +156,9 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     graded = list(selection.fail_to_pass + selection.pass_to_pass)
     instruction = build_instruction(spec.title, spec.body, test_ids=graded, hidden_paths=list(spec.split.test_files))
+    if is_too_thin(instruction):  # stripping the grading tests' names can leave too little
+        stage.discard()
+        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once the grading tests' names are removed")
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))
@@ -171,7 +174,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=Reproducibility(image_ref=image_ref, bootstrap_image=bootstrap, install_source=recipe.source,
+        reproducibility=Reproducibility(image_ref=image_ref, python=recipe.python, bootstrap_image=bootstrap, install_source=recipe.source,
                                         install_commands=list(recipe.commands), exclude_newer=recipe.exclude_newer),
         evaluation=Evaluation(status=EvaluationStatus.UNVERIFIED, stage="generation",
                               reason_codes=["validation_not_run"]),

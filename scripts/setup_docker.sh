@@ -7,11 +7,13 @@
 #   3. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
-# Environment: R2E_BASE_IMAGE (default python:3.12-slim), R2E_PYTHON_HOME (a CPython 3.12 install prefix,
-# default: the newest /root/.pyenv/versions/3.12.*), R2E_CACHE (default /var/cache/repo2rlenv).
+# Environment: R2E_BASE_IMAGE (default python:3.12-slim; python:X.Y-slim for another Python), R2E_PYTHON_HOME
+# (a CPython X.Y install prefix, default: the newest /root/.pyenv/versions/X.Y.*), R2E_CACHE (default /var/cache/repo2rlenv).
 set -euo pipefail
 
 BASE_IMAGE="${R2E_BASE_IMAGE:-python:3.12-slim}"
+PYVER=$(echo "$BASE_IMAGE" | sed -n 's/^python:\([0-9]*\.[0-9]*\)-slim$/\1/p')
+[ -n "$PYVER" ] || PYVER=3.12
 CACHE="${R2E_CACHE:-/var/cache/repo2rlenv}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WANT_COMPOSE=0
@@ -49,9 +51,9 @@ ensure_engine() {
 find_python_home() {
   if [ -n "${R2E_PYTHON_HOME:-}" ]; then echo "$R2E_PYTHON_HOME"; return; fi
   local best
-  best=$(ls -d /root/.pyenv/versions/3.12.* 2>/dev/null | sort -V | tail -n 1 || true)
+  best=$(ls -d /root/.pyenv/versions/"$PYVER".* 2>/dev/null | sort -V | tail -n 1 || true)
   if [ -z "$best" ]; then
-    echo "setup_docker.sh: no CPython 3.12 found; set R2E_PYTHON_HOME to a Python 3.12 install prefix" >&2
+    echo "setup_docker.sh: no CPython $PYVER found; set R2E_PYTHON_HOME to a Python $PYVER install prefix" >&2
     exit 1
   fi
   echo "$best"
@@ -92,7 +94,7 @@ build_standin() {
   cp /usr/local/share/ca-certificates/*.crt "$ctx/ca/" 2>/dev/null || true
   cp "$HERE/base-image/Dockerfile" "$ctx/Dockerfile"
   log "building $BASE_IMAGE (stand-in)"
-  docker build -q -t "$BASE_IMAGE" "$ctx" >/dev/null 2>"$CACHE/standin-build.log" \
+  docker build -q --build-arg "PYVER=$PYVER" -t "$BASE_IMAGE" "$ctx" >/dev/null 2>"$CACHE/standin-build.log" \
     || { rm -rf "$ctx"; echo "setup_docker.sh: building $BASE_IMAGE failed; see $CACHE/standin-build.log" >&2; exit 1; }
   rm -rf "$ctx"
 }

@@ -67,3 +67,40 @@ def test_repo_without_prs_yields_no_candidates(new_repo, tmp_path, capsys, docke
     commit_files(repo, "just a commit", {"a.py": "1\n"})
     code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(repo), "--out", str(tmp_path / "o"))
     assert code == 0 and "candidates" in out
+
+
+def test_since_after_until(demo_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--since", "2030-01-01", "--until", "2020-01-01")
+    assert code == 2 and "swap them" in out and not (tmp_path / "o").exists()
+
+
+def test_env_config_not_utf8(demo_repo, tmp_path, capsys):
+    cfg = tmp_path / "env.toml"
+    cfg.write_bytes(b"\xff\xfe[repos]\n")
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--env-config", str(cfg))
+    assert code == 2 and "not UTF-8" in out
+
+
+def test_unwritable_out_is_one_line(demo_repo, tmp_path, capsys, docker_client):
+    blocker = tmp_path / "o.ledger.jsonl"
+    blocker.mkdir()  # the ledger path is taken by a directory
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--pr", "2")
+    assert code == 2 and "cannot write there" in out and "Traceback" not in out
+
+
+def test_stale_staging_is_cleared_and_a_second_run_is_locked_out(demo_repo, tmp_path, capsys, docker_client):
+    import fcntl
+    stale = tmp_path / "o.staging" / "local__calc-demo-1.abc"
+    stale.mkdir(parents=True)
+    (stale / "task.toml").write_text("half-written")
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--pr", "2")
+    assert code == 0 and not (tmp_path / "o.staging").exists()
+    with open(tmp_path / "o.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out",
+                            str(tmp_path / "o"), "--pr", "2")
+    assert code == 2 and "another repo2rlenv run" in out

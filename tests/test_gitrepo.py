@@ -49,3 +49,19 @@ def test_apply_check(new_repo):
     good = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-1\n+2\n"
     assert gitrepo.apply_check(repo, good) is None
     assert "failed" in gitrepo.apply_check(repo, good.replace("-1\n", "-7\n"))
+
+
+@pytest.mark.parametrize("name,expected", [("Ärger", "rger"), ("calc_", "calc"), ("a..b", "a.b"), ("x_.y", "x.y"),
+                                           ("My Repo", "my-repo"), ("___", "repo"), ("calc-demo", "calc-demo")])
+def test_docker_safe_names(name, expected):
+    assert gitrepo.docker_safe(name) == expected
+
+
+def test_shallow_clone_says_how_to_deepen(new_repo, tmp_path):
+    repo = new_repo()
+    for i in range(3):
+        commit_files(repo, f"c{i}", {"a.py": f"{i}\n"})
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True)
+    with pytest.raises(InputError, match="fetch --unshallow"):
+        gitrepo.open_repo(shallow)

@@ -161,3 +161,9 @@ def test_is_too_thin():
                            "instead of returning an empty dict.\n")
     assert not is_too_thin("x" * 40)
     assert is_too_thin("x" * 39)
+
+
+def test_fenced_diff_blocks_are_the_fix_and_go():
+    body = "The parser drops the last row.\n\n```diff\n-    rows[:-1]\n+    rows\n```\n\nIt should keep every row."
+    assert strip_leaks(body) == "The parser drops the last row.\n\nIt should keep every row."
+    assert strip_leaks("```python\nx = 1\n```") == "```python\nx = 1\n```"

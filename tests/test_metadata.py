@@ -18,7 +18,7 @@ def test_schema_file_matches_the_models():
 def test_schema_rejects_a_missing_pipeline():
     example = {"pipeline_version": "1", "repo": "a/b", "ref": "0" * 40, "built_at": "2025-01-01T00:00:00Z",
                "reward_kinds": ["test_execution"], "spec_version": "0.2.0",
-               "reproducibility": {"image_ref": "i", "bootstrap_image": "b", "install_source": "s",
+               "reproducibility": {"image_ref": "i", "python": "3.12", "bootstrap_image": "b", "install_source": "s",
                                    "install_commands": []},
                "evaluation": {"status": "verified", "stage": "generation", "reason_codes": []}}
     validator = jsonschema.Draft202012Validator(json_schema())

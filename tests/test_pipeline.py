@@ -22,6 +22,9 @@ class EchoPipeline:
     def candidate_key(self, candidate):
         return candidate
 
+    def task_id(self, repo, candidate):
+        return "echo-" + candidate
+
     def build(self, repo, candidate, ctx):
         return Skip(SkipReason.NO_TEST_PATCH, "echo")
 '''

@@ -121,6 +121,8 @@ def test_failed_environment_build_is_recorded_and_the_run_goes_on(docker_client,
     cfg.write_text('[repos."local/calc-demo"]\ninstall = ["echo broken install >&2; exit 3"]\n')
     from repo2env.config import load_env_config
     out = tmp_path / "tasks"
+    (out / "local__calc-demo-1").mkdir(parents=True)  # an earlier run's bundle for a PR that no longer builds
+    (out / "local__calc-demo-1" / "task.toml").write_text('version = "1.0"\n')
     summary = generate("pr_runtime", str(demo_repo), GenerateOptions(
         out=out, numbers=(1, 2), env_config=load_env_config(cfg)))
     assert dict(summary.skipped) == {"env_build_failed": 1, "docs_ci_only": 1} and not summary.errors

@@ -5,3 +5,5 @@ COPY repo/ /workspace/
 WORKDIR /workspace
 ${env_lines}
 RUN ${install_command}
+# Build by-products of the install are not the agent's changes: keep them out of `git status`.
+RUN printf '*.egg-info/\n__pycache__/\nbuild/\n.eggs/\n' >> .git/info/exclude
