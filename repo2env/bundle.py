@@ -12,6 +12,15 @@ from pathlib import Path
 STAGING_SUFFIX = ".staging"
 
 
+def remove_tree(path: Path, trash_dir: Path) -> None:
+    """Remove directory ``path`` so that it vanishes at once: rename it into ``trash_dir`` (same file system),
+    then delete it there. A crash midway leaves debris in ``trash_dir``, never a half-deleted ``path``."""
+    trash_dir.mkdir(parents=True, exist_ok=True)
+    trash = Path(tempfile.mkdtemp(prefix=f"old-{path.name}.", dir=trash_dir))
+    os.replace(path, trash / "bundle")
+    shutil.rmtree(trash, ignore_errors=True)
+
+
 def staging_root(out_dir: Path) -> Path:
     """``<out>.staging`` next to ``out_dir`` (same file system, so publishing is a rename)."""
     return out_dir.parent / (out_dir.name + STAGING_SUFFIX)
@@ -49,13 +58,9 @@ class BundleStage:
     def publish(self, dest: Path) -> Path:
         """Move the staged bundle to ``dest`` atomically, replacing an earlier bundle there. Returns ``dest``."""
         dest.parent.mkdir(parents=True, exist_ok=True)
-        trash = None
         if dest.exists():
-            trash = Path(tempfile.mkdtemp(prefix=f"old-{self.task_id}.", dir=self.root.parent))
-            os.replace(dest, trash / "bundle")
+            remove_tree(dest, self.root.parent)
         os.replace(self.root, dest)
-        if trash is not None:
-            shutil.rmtree(trash, ignore_errors=True)
         self._cleanup_stage_dir()
         return dest
 

@@ -17,13 +17,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import InputError
+from .models import DEFAULT_PYTHON
 
 
 class RepoEnvConfig(BaseModel):
     """Overrides for one repository. ``install`` replaces the detected install commands when non-empty."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    python: str = "3.12"
+    python: str = DEFAULT_PYTHON
     apt_packages: list[str] = []
     install: list[str] = []
     env: dict[str, str] = {}

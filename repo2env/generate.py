@@ -18,7 +18,7 @@ import docker.errors
 import requests.exceptions
 
 from . import ledger
-from .bundle import staging_root
+from .bundle import remove_tree, staging_root
 from .containers import docker_client, remove_leftovers
 from .controls import evaluation_from, run_controls
 from .errors import DockerUnavailable, InputError, R2EError
@@ -140,11 +140,7 @@ def _drop_stale(out_dir: Path, task_id: str) -> None:
     """A candidate that no longer verifies must not leave an earlier run's bundle in ``--out``."""
     old = out_dir / task_id
     if old.is_dir():
-        trash = staging_root(out_dir) / f"stale-{task_id}"
-        trash.parent.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(trash, ignore_errors=True)
-        old.rename(trash)
-        shutil.rmtree(trash, ignore_errors=True)
+        remove_tree(old, staging_root(out_dir))
 
 
 def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float) -> Summary:
@@ -178,8 +174,8 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
             summary.errors.append(key)
         if status != "verified":
             _drop_stale(options.out, task_id)
-        entry = LedgerEntry(run_id=run_id, candidate=key, pipeline=pipeline.name, repo=plan.repo.slug, task_id=task_id,
-                            status=status, reason=reason, detail=detail, bundle_hash=digest,
+        entry = LedgerEntry(run_id=run_id, candidate=key, pipeline=pipeline.name, repo=plan.repo.slug,
+                            task_id=task_id, status=status, reason=reason, detail=detail, bundle_hash=digest,
                             seconds=round(time.monotonic() - t0, 3), recorded_at=datetime.now(UTC))
         ledger.append(ledger_file, entry)
         reporter.outcome(key, status, reason)

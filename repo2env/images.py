@@ -18,9 +18,8 @@ import docker.errors
 
 from . import gitrepo, templates
 from .errors import BuildError, DockerUnavailable
-from .models import InstallRecipe, RepoRef
+from .models import DEFAULT_PYTHON, InstallRecipe, RepoRef
 
-BASE_IMAGE = "python:3.12-slim"
 UV_VERSION = "0.13.9"
 _build_locks: dict[str, threading.Lock] = {}
 
@@ -63,16 +62,20 @@ def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: 
     return time.monotonic() - start
 
 
-def require_base_image(client: docker.DockerClient, base_image: str = BASE_IMAGE) -> None:
-    """Raise ``DockerUnavailable`` (with the fix) when the base image is not present locally."""
+def require_base_image(client: docker.DockerClient, base_image: str | None = None) -> None:
+    """Raise ``DockerUnavailable`` (with the fix) when the base image (default: ``BASE_IMAGE``) is missing."""
+    base_image = base_image or BASE_IMAGE
     if not image_exists(client, base_image):
         raise DockerUnavailable(f"base image {base_image} is missing; run `bash scripts/setup_docker.sh` "
                                 "(pulls it, or builds a local stand-in where no registry answers)")
 
 
 def base_image_for(python: str) -> str:
-    """The base image for a Python version: ``python:<version>-slim`` (``python:3.12-slim`` by default)."""
+    """The base image for a Python version: ``python:<version>-slim``."""
     return f"python:{python}-slim"
+
+
+BASE_IMAGE = base_image_for(DEFAULT_PYTHON)
 
 
 def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe) -> str:

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+DEFAULT_PYTHON = "3.12"  # the task images' Python unless the environment config names another
+
 
 class Record(BaseModel):
     """Base: immutable, strict about unknown fields."""
@@ -75,7 +77,7 @@ class InstallRecipe(Record):
     recipe came from (``detected:<files>`` or ``config``).
     """
 
-    python: str = "3.12"
+    python: str = DEFAULT_PYTHON
     apt_packages: tuple[str, ...] = ()
     commands: tuple[str, ...]
     env: dict[str, str] = Field(default_factory=dict)

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 
 from . import gitrepo
 from .config import RepoEnvConfig
-from .models import InstallRecipe
+from .models import DEFAULT_PYTHON, InstallRecipe
 
 TEST_EXTRAS = ("test", "tests", "testing")
 FALLBACK_EXTRAS = ("dev",)
@@ -117,6 +117,6 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     apt = tuple(override.apt_packages) if override else ()
     if override:
         env.update(override.env)
-    return InstallRecipe(python=override.python if override else "3.12", apt_packages=apt,
+    return InstallRecipe(python=override.python if override else DEFAULT_PYTHON, apt_packages=apt,
                          commands=(shlex.join(args),), env=env, exclude_newer=date,
                          source="detected:" + ",".join(used or ["none"]))

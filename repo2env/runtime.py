@@ -174,8 +174,9 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=Reproducibility(image_ref=image_ref, python=recipe.python, bootstrap_image=bootstrap, install_source=recipe.source,
-                                        install_commands=list(recipe.commands), exclude_newer=recipe.exclude_newer),
+        reproducibility=Reproducibility(image_ref=image_ref, python=recipe.python, bootstrap_image=bootstrap,
+                                        install_source=recipe.source, install_commands=list(recipe.commands),
+                                        exclude_newer=recipe.exclude_newer),
         evaluation=Evaluation(status=EvaluationStatus.UNVERIFIED, stage="generation",
                               reason_codes=["validation_not_run"]),
         **{spec.pipeline: tests_meta.model_dump()})
