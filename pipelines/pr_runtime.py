@@ -1,45 +1,35 @@
 """pr_runtime: merged pull requests whose own tests decide (FAIL_TO_PASS must pass, PASS_TO_PASS stay green).
 
-Stages: list merged PRs -> split the PR diff -> static filters -> runtime task (environment, K test runs,
-F2P/P2P, bundle). The core runs the oracle/nop controls and publishes.
+Stages: list merged PRs (local clone or GitHub) -> split the PR diff -> static filters -> problem statement
+(linked issue or the PR's text) -> runtime task (environment, K test runs, F2P/P2P, bundle). The core runs the
+oracle/nop controls and publishes.
 """
 
-import re
-
-from repo2env import gitrepo
-from repo2env.errors import InputError
 from repo2env.filters import static_skip_reason
 from repo2env.models import PullRequest, RepoRef
 from repo2env.patches import split_change
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
 from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.sources.local import list_pull_requests
-
-_GITHUB_SLUG = re.compile(r"^(https?://github\.com/)?[\w.-]+/[\w.-]+/?$")
+from repo2env.sources import PrSource, open_pr_source
 
 
 class PrRuntimePipeline:
     """The pr_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "pr_runtime"
-    version = "0.1.0"
+    version = "0.2.0"
+
+    def __init__(self) -> None:
+        self._source: PrSource | None = None
 
     def plan(self, source: str, options: GenerateOptions) -> Plan:
-        """Merged PRs of a local clone (path or ``file://`` URL), newest first, at most ``options.limit``."""
-        try:
-            path = gitrepo.source_path(source)
-        except InputError:
-            if _GITHUB_SLUG.match(source):
-                raise InputError(f"{source}: GitHub sources are not supported yet; clone the repository "
-                                 "and pass the clone's path") from None
-            raise
-        repo = gitrepo.open_repo(path)
-        ref = gitrepo.repo_ref(repo, path)
-        prs = list(list_pull_requests(repo, ref, branch=options.branch, since=options.since,
-                                      until=options.until, numbers=options.numbers))
-        if options.limit is not None:
-            prs = prs[: options.limit]
-        return Plan(repo=ref, candidates=prs)
+        """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
+        at most ``options.limit``."""
+        self._source = open_pr_source(source, branch=options.branch, github_url=options.github_url,
+                                      cache_dir=options.cache_dir, max_wait=options.github_max_wait)
+        prs = self._source.pull_requests(since=options.since, until=options.until, numbers=options.numbers,
+                                         limit=options.limit, filters=options.pr_filters)
+        return Plan(repo=self._source.repo, candidates=prs)
 
     def candidate_key(self, candidate: PullRequest) -> str:
         return f"pr#{candidate.number}"
@@ -53,8 +43,13 @@ class PrRuntimePipeline:
         reason = static_skip_reason(pr.title, split, max_source_files=ctx.options.max_source_files)
         if reason is not None:
             return Skip(reason)
+        ctx.report("problem statement")
+        text = self._source.problem_statement(pr)
         spec = RuntimeSpec(
             task_id=self.task_id(repo, pr), pipeline=self.name, pipeline_version=self.version,
-            repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=pr.title, body=pr.body,
-            reference=pr.reference, split=split, pr_number=pr.number)
+            repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=text.title, body=text.body,
+            reference=pr.reference, split=split, pr_number=pr.number, issue_numbers=text.issue_numbers)
         return build_runtime_task(spec, ctx)
+
+    def stats(self) -> str | None:
+        return self._source.stats() if self._source else None

@@ -1,12 +1,14 @@
 """The ``repo2rlenv`` command line (click). The only place that prints or exits: library errors
 (``R2EError``) become one line on stderr and their exit code."""
 
+import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.logging import RichHandler
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -18,6 +20,7 @@ from .generate import Summary, generate
 from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
+from .sources import PrFilters
 
 err_console = Console(stderr=True)
 
@@ -81,6 +84,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
         table.add_row(f"rejected by controls: {reason}", str(count))
     if summary.errors:
         table.add_row("errors", ", ".join(summary.errors))
+    if summary.source_stats:
+        table.add_row("GitHub API", summary.source_stats)
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
     err_console.print(table)
     err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
@@ -90,6 +95,16 @@ def _print_summary(summary: Summary, out: Path) -> None:
 @click.version_option(__version__, prog_name="repo2rlenv")
 def cli() -> None:
     """Turn repositories into verifiable Harbor tasks for coding agents."""
+    _show_library_log()
+
+
+def _show_library_log() -> None:
+    """Library progress that is not per candidate (cloning, rate-limit waits) goes to the ``repo2env`` logger;
+    show it on stderr, through the same console as the progress bar."""
+    logger = logging.getLogger("repo2env")
+    if not any(isinstance(h, RichHandler) for h in logger.handlers):
+        logger.addHandler(RichHandler(console=err_console, show_time=False, show_path=False, markup=False))
+        logger.setLevel(logging.INFO)
 
 
 @cli.command("generate")
@@ -110,9 +125,22 @@ def cli() -> None:
 @click.option("--whole-suite", is_flag=True, help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
 @click.option("--env-config", type=click.Path(path_type=Path), help="TOML file of per-repository environment overrides.")
 @click.option("--pipeline-opt", "pipeline_opts", multiple=True, help="KEY=VALUE passed to the pipeline.")
+@click.option("--github-url", help="API root of a GitHub Enterprise server, e.g. https://ghe.example.com/api/v3.")
+@click.option("--cache-dir", type=click.Path(path_type=Path),
+              help="Clones and the GitHub API cache (default: $R2E_CACHE_DIR or ~/.cache/repo2rlenv).")
+@click.option("--include-drafts", is_flag=True, help="GitHub: keep draft PRs.")
+@click.option("--include-bots", is_flag=True, help="GitHub: keep PRs by bot accounts (e.g. dependabot[bot]).")
+@click.option("--label", "labels", multiple=True, help="GitHub: only PRs carrying this label (repeatable: all).")
+@click.option("--exclude-label", "exclude_labels", multiple=True, help="GitHub: leave out PRs carrying this label.")
+@click.option("--max-rate-wait", type=click.FloatRange(min=0), default=3600, show_default=True,
+              help="GitHub: longest wait, in seconds, for a rate limit to reset before giving up.")
 def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, max_source_files, runs_before,
-                 runs_after, whole_suite, env_config, pipeline_opts) -> None:
-    """Mine SOURCE (a clone's path or file:// URL) into Harbor task bundles in --out."""
+                 runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
+                 include_bots, labels, exclude_labels, max_rate_wait) -> None:
+    """Mine SOURCE into Harbor task bundles in --out.
+
+    SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
+    (token from GITHUB_TOKEN, GH_TOKEN or `gh auth token`; public repositories also work without one)."""
     since_at, until_at = _parse_date(since, "--since"), _parse_date(until, "--until", end_of_day=True)
     if since_at and until_at and since_at > until_at:
         raise InputError(f"--since {since} is after --until {until}; swap them")
@@ -120,7 +148,10 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
         out=out.resolve(), limit=limit, since=since_at, until=until_at,
         numbers=tuple(prs), branch=branch, max_source_files=max_source_files, runs_before=runs_before,
         runs_after=runs_after, whole_suite=whole_suite, env_config=load_env_config(env_config),
-        pipeline_opts=_parse_opts(pipeline_opts))
+        pipeline_opts=_parse_opts(pipeline_opts), github_url=github_url,
+        cache_dir=cache_dir.expanduser().resolve() if cache_dir else None, github_max_wait=max_rate_wait,
+        pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
+                             exclude_labels=tuple(exclude_labels)))
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)

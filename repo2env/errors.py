@@ -23,6 +23,11 @@ class DockerUnavailable(R2EError):
     exit_code = 3
 
 
+class FatalSourceError(R2EError):
+    """The source stopped answering for the rest of the run (e.g. an exhausted API rate limit): the run ends
+    instead of recording the same failure for every remaining candidate."""
+
+
 class PipelineNotFound(InputError):
     """``--pipeline NAME`` names no installed plugin of the ``repo2env.pipelines`` entry-point group."""
 

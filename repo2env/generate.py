@@ -21,7 +21,7 @@ from . import ledger
 from .bundle import remove_tree, staging_root
 from .containers import docker_client, remove_leftovers
 from .controls import evaluation_from, run_controls
-from .errors import DockerUnavailable, InputError, R2EError
+from .errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from .hashing import bundle_hash
 from .images import require_base_image
 from .models import LedgerEntry
@@ -66,6 +66,7 @@ class Summary:
     errors: list[str] = field(default_factory=list)
     wall_seconds: float = 0.0
     timings: list[TaskTiming] = field(default_factory=list)
+    source_stats: str | None = None
 
 
 def rejected_root(out_dir: Path) -> Path:
@@ -167,7 +168,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
                     summary.verified.append(task_id)
                 else:
                     summary.rejected[reason] += 1
-        except DockerUnavailable:
+        except (DockerUnavailable, FatalSourceError):
             raise
         except (R2EError, docker.errors.DockerException) as exc:
             status, reason, detail = "error", type(exc).__name__, str(exc)[:500]
@@ -180,5 +181,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
         ledger.append(ledger_file, entry)
         reporter.outcome(key, status, reason)
     summary.wall_seconds = time.monotonic() - started
+    stats = getattr(pipeline, "stats", None)
+    summary.source_stats = stats() if callable(stats) else None
     return summary
 

@@ -70,9 +70,12 @@ def docker_safe(name: str) -> str:
     return collapsed or "repo"
 
 
-def run_git(repo_path: Path | str, *args: str, input_bytes: bytes | None = None) -> bytes:
-    """Run ``git -C repo_path ARGS`` and return stdout bytes. Raises ``GitError`` naming the command."""
+def run_git(repo_path: Path | str, *args: str, input_bytes: bytes | None = None,
+            env_extra: dict[str, str] | None = None) -> bytes:
+    """Run ``git -C repo_path ARGS`` and return stdout bytes. ``env_extra`` adds environment variables for this
+    call only (e.g. ``GIT_CONFIG_*`` carrying an auth header). Raises ``GitError`` naming the command."""
     env = {k: v for k, v in _env_items() if v is not None}
+    env.update(env_extra or {})
     proc = subprocess.run(["git", "-C", str(repo_path), *args], input=input_bytes, capture_output=True, env=env)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip().splitlines()

@@ -9,7 +9,7 @@ import json
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .outcomes import EvaluationStatus
 
@@ -59,6 +59,8 @@ class RuntimeTests(_Table):
     base_commit: str
     head_commit: str
     pr_number: int | None = None
+    issue_numbers: list[int] = Field(default_factory=list, description="Issues the PR closes whose text is the "
+                                     "problem statement (empty: the PR's own title and body)")
     fail_to_pass: list[str]
     pass_to_pass: list[str]
     flaky: list[str]

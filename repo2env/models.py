@@ -34,10 +34,12 @@ class RepoRef(Record):
 
 
 class PullRequest(Record):
-    """A merged pull request found on the default branch's first-parent history.
+    """A merged pull request. ``base_commit..head_commit`` is its change; shas are 40-hex strings.
 
-    ``base_commit`` is the merge's first parent (squash: the parent); ``head_commit`` the merge or squash commit;
-    ``base_commit..head_commit`` is the PR's net effect on the branch. Shas are 40-hex strings.
+    Local source: ``base_commit`` is the merge's first parent (squash: the parent), ``head_commit`` the merge or
+    squash commit (the PR's net effect on the branch). GitHub source: ``head_commit`` is the PR's head and
+    ``base_commit`` its merge base with the branch it was merged into (GitHub's three-dot PR diff), falling back to
+    the local rule when the head cannot be fetched. ``merge_commit`` is the commit on the branch.
     """
 
     number: int
@@ -49,6 +51,7 @@ class PullRequest(Record):
     head_commit: str
     shape: Literal["merge", "squash"]
     reference: str | None = None
+    merge_commit: str | None = None
 
 
 class ChangeSplit(Record):

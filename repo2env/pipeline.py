@@ -24,13 +24,16 @@ from .config import EnvConfig
 from .errors import PipelineNotFound
 from .models import RepoRef
 from .outcomes import SkipReason
+from .sources import PrFilters
 
 GROUP = "repo2env.pipelines"
 
 
 @dataclass(frozen=True)
 class GenerateOptions:
-    """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``."""
+    """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
+    ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
+    ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds."""
 
     out: Path
     limit: int | None = None
@@ -44,6 +47,10 @@ class GenerateOptions:
     whole_suite: bool = False
     env_config: EnvConfig = field(default_factory=EnvConfig)
     pipeline_opts: dict[str, str] = field(default_factory=dict)
+    github_url: str | None = None
+    cache_dir: Path | None = None
+    github_max_wait: float = 3600.0
+    pr_filters: PrFilters = field(default_factory=PrFilters)
 
 
 @dataclass
@@ -101,6 +108,9 @@ class Pipeline(Protocol):
 
     def build(self, repo: RepoRef, candidate: Any, ctx: BuildContext) -> Draft | Skip:
         """Build one candidate into a staged bundle, or say why not."""
+
+    def stats(self) -> str | None:
+        """Optional: one line on what listing cost (e.g. GitHub API requests), printed in the summary."""
 
 
 def available() -> list[str]:

@@ -51,6 +51,7 @@ class RuntimeSpec:
     reference: str | None
     split: ChangeSplit
     pr_number: int | None = None
+    issue_numbers: tuple[int, ...] = ()
 
 
 def run_targets(split: ChangeSplit, whole_suite: bool) -> list[str]:
@@ -164,6 +165,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))
     tests_meta = RuntimeTests(
         base_commit=spec.base_commit, head_commit=spec.head_commit, pr_number=spec.pr_number,
+        issue_numbers=list(spec.issue_numbers),
         fail_to_pass=list(selection.fail_to_pass), pass_to_pass=list(selection.pass_to_pass),
         flaky=list(selection.flaky), test_files=list(spec.split.test_files),
         run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after])

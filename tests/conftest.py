@@ -71,3 +71,29 @@ def docker_client():
             pytest.fail(f"Docker tests cannot run under CI: {exc}")
         pytest.skip(f"Docker not available: {exc}")
     return client
+
+
+
+@pytest.fixture
+def fake_github(tmp_path, demo_repo):
+    """A started fake GitHub serving the demo repository as ``org/calc`` (``tests.github_server.demo_server``),
+    with ``GITHUB_TOKEN`` set to the token it requires."""
+    from tests.github_server import TOKEN, demo_server
+
+    server = demo_server(demo_repo, tmp_path / "server").start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GITHUB_TOKEN", TOKEN)
+        mp.delenv("GH_TOKEN", raising=False)
+        yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_generated(docker_client, demo_repo, tmp_path_factory):
+    """``generate pr_runtime`` on the local demo repository, once per session: (out, summary)."""
+    from repo2env.generate import generate
+    from repo2env.pipeline import GenerateOptions
+
+    out = tmp_path_factory.mktemp("gen") / "tasks"
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(out=out))
+    return out, summary

@@ -44,10 +44,11 @@ def test_bad_date_and_pipeline_opt(demo_repo, tmp_path, capsys):
     assert code == 2 and "KEY=VALUE" in out
 
 
-def test_github_slug_says_what_to_do(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", "acme/widgets", "--out", "o")
-    assert code == 2 and "clone the repository" in out
+def test_unreachable_github_api_says_so(tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", "acme/widgets", "--out", str(tmp_path / "o"),
+                        "--github-url", "http://127.0.0.1:9/api/v3", "--cache-dir", str(tmp_path / "c"))
+    assert code == 1 and "acme/widgets: cannot reach the GitHub API at http://127.0.0.1:9/api/v3" in out
+    assert not (tmp_path / "o").exists()
 
 
 def test_docker_unreachable_says_how_to_fix(demo_repo, tmp_path, capsys, monkeypatch):
@@ -104,3 +105,24 @@ def test_stale_staging_is_cleared_and_a_second_run_is_locked_out(demo_repo, tmp_
         code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out",
                             str(tmp_path / "o"), "--pr", "2")
     assert code == 2 and "another repo2rlenv run" in out
+
+
+def test_github_errors_are_one_line_without_the_token(fake_github, tmp_path, capsys, monkeypatch):
+    from tests.github_server import TOKEN
+
+    base = ["generate", "--pipeline", "pr_runtime", "--github-url", fake_github.url, "--out", str(tmp_path / "o"),
+            "--cache-dir", str(tmp_path / "cache")]
+    code, out = run_cli(capsys, *base, "org/nope")
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "org/nope: not found on 127.0.0.1 (404" in out
+    monkeypatch.setenv("GITHUB_TOKEN", "bad" + TOKEN)
+    code, out = run_cli(capsys, *base, "org/calc")
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "rejected the token" in out and TOKEN not in out
+    code, out = run_cli(capsys, *base, "--label", "bug", str(tmp_path))
+    assert code == 2 and "--github-url" in out
+    assert not (tmp_path / "o").exists()
+
+
+def test_local_label_filter_needs_github(demo_repo, tmp_path, capsys):
+    code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                        "--label", "bug")
+    assert code == 2 and "need a GitHub source" in out

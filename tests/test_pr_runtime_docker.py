@@ -26,10 +26,8 @@ pytestmark = pytest.mark.docker
 
 
 @pytest.fixture(scope="module")
-def generated(docker_client, demo_repo, tmp_path_factory):
-    out = tmp_path_factory.mktemp("gen") / "tasks"
-    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(out=out))
-    return out, summary
+def generated(demo_generated):
+    return demo_generated
 
 
 def test_exactly_the_right_tasks_with_exact_f2p_p2p(generated):

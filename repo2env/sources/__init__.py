@@ -1,1 +1,106 @@
-"""Where candidates come from: a local clone's history (``local``); GitHub through PyGithub comes later."""
+"""Where pull requests come from: a local clone's history (``local``) or GitHub through PyGithub (``github``).
+
+``open_pr_source`` picks one from the CLI source string: an existing path or ``file://`` URL is a local clone;
+``org/repo`` or a GitHub URL is GitHub. Both give ``PullRequest`` records with the same meaning, so the pipelines
+do not care which one they got. GitHub modules (and PyGithub) are imported only when GitHub is the source.
+"""
+
+import logging
+from itertools import islice
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from .. import gitrepo
+from ..errors import InputError
+from ..models import PullRequest, RepoRef
+from .local import list_pull_requests
+
+log = logging.getLogger("repo2env.sources")
+
+
+@dataclass(frozen=True)
+class PrFilters:
+    """Which merged PRs count (GitHub only knows drafts, bots and labels): ``labels`` are all required,
+    ``exclude_labels`` must all be absent; drafts and bot authors are left out unless included."""
+
+    include_drafts: bool = False
+    include_bots: bool = False
+    labels: tuple[str, ...] = ()
+    exclude_labels: tuple[str, ...] = ()
+
+    @property
+    def needs_api(self) -> bool:
+        return bool(self.labels or self.exclude_labels)
+
+
+@dataclass
+class ProblemStatement:
+    """The text an instruction is made from, and the issue numbers it came from (empty: the PR's own text)."""
+
+    title: str
+    body: str
+    issue_numbers: tuple[int, ...] = ()
+
+
+class PrSource(Protocol):
+    """A repository with merged pull requests."""
+
+    repo: RepoRef
+
+    def pull_requests(self, *, since: datetime | None, until: datetime | None, numbers: tuple[int, ...],
+                      limit: int | None, filters: PrFilters) -> list[PullRequest]:
+        """Merged PRs, newest merge first, within [since, until] (UTC), at most ``limit``; ``numbers`` picks PRs
+        (a missing or unmerged one raises ``InputError``)."""
+
+    def problem_statement(self, pr: PullRequest) -> ProblemStatement: ...
+
+    def stats(self) -> str | None: ...
+
+
+class LocalPrSource:
+    """A local clone: PRs from its first-parent history (``sources.local``); the text is the PR's own."""
+
+    def __init__(self, path: Path, branch: str | None = None):
+        self.git = gitrepo.open_repo(path)
+        self.repo = gitrepo.repo_ref(self.git, path)
+        self.branch = branch
+
+    def pull_requests(self, *, since=None, until=None, numbers=(), limit=None, filters=PrFilters()):
+        if filters.needs_api:
+            raise InputError("--label/--exclude-label need a GitHub source (org/repo); a local clone has no labels")
+        prs = list_pull_requests(self.git, self.repo, branch=self.branch, since=since, until=until, numbers=numbers)
+        return list(islice(prs, limit))
+
+    def problem_statement(self, pr: PullRequest) -> ProblemStatement:
+        return ProblemStatement(pr.title, pr.body)
+
+    def stats(self) -> str | None:
+        return None
+
+
+def is_local(source: str) -> bool:
+    """True when ``source`` names a local clone: a ``file://`` URL, or a path that exists (or looks like one)."""
+    if source.startswith("file://") or Path(source).expanduser().exists():
+        return True
+    from .github_spec import looks_like_github
+
+    return not looks_like_github(source)
+
+
+def open_pr_source(source: str, *, branch: str | None = None, github_url: str | None = None,
+                   cache_dir: Path | None = None, max_wait: float = 3600.0) -> PrSource:
+    """The PR source ``source`` names. Local: ``InputError`` when it is not a clone. GitHub (PyGithub imported
+    only then): the repository is looked up and its branch cloned or fetched into ``cache_dir``; errors are one
+    line (``InputError``, ``RateLimited``, ``GitHubError``, ``GitError``)."""
+    if is_local(source):
+        if github_url:
+            raise InputError(f"--github-url {github_url}: {source} is a local clone; drop --github-url or pass org/repo")
+        return LocalPrSource(gitrepo.source_path(source), branch)
+    from ..clone_cache import default_cache_dir
+    from .github import GitHubSource
+    from .github_spec import parse_github_source
+
+    return GitHubSource(parse_github_source(source, github_url), cache_dir=cache_dir or default_cache_dir(),
+                        branch=branch, max_wait=max_wait, report=log.info)

@@ -1,0 +1,198 @@
+"""Merged pull requests of a GitHub repository, listed with PyGithub; their code comes from a cached local clone.
+
+Listing: ``GET /repos/{owner}/{name}/pulls?state=closed&sort=updated&direction=desc&base=<branch>``, paged to the
+end of the history if need be. A PR's merge date is never later than its last update, so the walk stops as soon
+as ``updated_at`` drops below ``--since`` or below the merge date of the ``--limit``-th newest PR already found.
+Closed-unmerged PRs, drafts and bot authors (``type == "Bot"`` or a ``[bot]`` login) are left out unless asked.
+Everything a PR record needs is in the list response, so no per-PR request is made.
+
+Problem statement: the issues the PR body closes ("Fixes #12"), fetched lazily when a candidate survives the
+static filters; without one, the PR's own title and body (as SWE-bench does).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import github
+import requests
+
+from .. import clone_cache, gitrepo
+from ..errors import GitError, InputError
+from ..github_api import GitHubApi, connect, find_token, translate, web_host
+from ..models import PullRequest, RepoRef
+from . import PrFilters, ProblemStatement
+from .closing_refs import closing_refs
+from .github_spec import GitHubSpec
+
+API_ERRORS = (github.GithubException, requests.exceptions.RequestException)
+
+
+@dataclass
+class ListingCounts:
+    """What the listing left out, by cause (for the summary)."""
+
+    not_merged: int = 0
+    drafts: int = 0
+    bots: int = 0
+    labels: int = 0
+    other_base: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+def _is_bot(user) -> bool:
+    if user is None:
+        return False
+    return user.type == "Bot" or user.login.endswith("[bot]")
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+class GitHubSource:
+    """A GitHub repository: its API record, a bare clone of its branch, its merged PRs and their linked issues.
+
+    Raises ``InputError`` (bad token, no such repository, unknown branch), ``RateLimited`` and ``GitHubError`` with
+    one-line messages; ``GitError`` when cloning fails.
+    """
+
+    def __init__(self, spec: GitHubSpec, *, cache_dir: Path, branch: str | None = None,
+                 max_wait: float = 3600.0, report: Callable[[str], None] = lambda m: None):
+        self.spec = spec
+        self.api: GitHubApi = connect(spec.api_url, cache_dir=cache_dir / "http", token=find_token(web_host(spec.api_url)),
+                                      max_wait=max_wait)
+        self.counts = ListingCounts()
+        try:
+            self.gh_repo = self.api.client.get_repo(spec.slug)
+            self.branch = branch or self.gh_repo.default_branch
+            full_name, clone_url, html_url = self.gh_repo.full_name, self.gh_repo.clone_url, self.gh_repo.html_url
+        except API_ERRORS as exc:
+            raise translate(exc, spec.slug, self.api) from None
+        self.clone_url = clone_url
+        dest = clone_cache.clone_path(cache_dir, self.api.host, *full_name.split("/", 1))
+        try:
+            clone_cache.update_clone(clone_url, dest, self.branch, token=self.api.token, report=report)
+        except GitError as exc:
+            if branch and "couldn't find remote ref" in str(exc):
+                raise InputError(f"--branch {branch}: no such branch in {full_name}; pass an existing branch") from None
+            raise
+        self.repo = RepoRef(slug=full_name, path=str(dest), web_url=html_url)
+
+    # -- listing -------------------------------------------------------------------------------------------
+
+    def pull_requests(self, *, since: datetime | None = None, until: datetime | None = None,
+                      numbers: tuple[int, ...] = (), limit: int | None = None,
+                      filters: PrFilters = PrFilters()) -> list[PullRequest]:
+        """Merged PRs into the branch, newest merge first, within [since, until], at most ``limit``.
+        ``numbers`` picks those PRs (each must be merged, else ``InputError``)."""
+        try:
+            raw = self._by_number(numbers) if numbers else self._walk(since, until, limit, filters)
+        except API_ERRORS as exc:
+            raise translate(exc, f"{self.spec.slug} pull requests", self.api) from None
+        raw.sort(key=lambda p: _utc(p.merged_at), reverse=True)
+        if limit is not None:
+            raw = raw[:limit]
+        return self._resolve_commits(raw)
+
+    def _by_number(self, numbers: tuple[int, ...]) -> list:
+        found = []
+        for number in numbers:
+            try:
+                pr = self.gh_repo.get_pull(number)
+            except github.UnknownObjectException:
+                raise InputError(f"--pr {number}: {self.spec.slug} has no pull request #{number}") from None
+            if pr.merged_at is None:
+                raise InputError(f"--pr {number}: pull request #{number} of {self.spec.slug} was not merged")
+            found.append(pr)
+        return found
+
+    def _walk(self, since, until, limit, filters: PrFilters) -> list:
+        found = []
+        pulls = self.gh_repo.get_pulls(state="closed", sort="updated", direction="desc", base=self.branch)
+        for pr in pulls:
+            updated = _utc(pr.updated_at)
+            if since and updated < since:
+                break  # merged_at <= updated_at: nothing further down can be in range
+            if limit is not None and len(found) >= limit:
+                newest = sorted((_utc(p.merged_at) for p in found), reverse=True)
+                if updated < newest[limit - 1]:
+                    break  # nothing further down can displace the newest `limit`
+            if self._keep(pr, since, until, filters):
+                found.append(pr)
+        return found
+
+    def _keep(self, pr, since, until, filters: PrFilters) -> bool:
+        counts = self.counts
+        if pr.merged_at is None:
+            counts.not_merged += 1
+            return False
+        merged = _utc(pr.merged_at)
+        if (since and merged < since) or (until and merged > until):
+            return False
+        if pr.draft and not filters.include_drafts:
+            counts.drafts += 1
+            return False
+        if _is_bot(pr.user) and not filters.include_bots:
+            counts.bots += 1
+            return False
+        names = {label.name for label in pr.labels}
+        if not set(filters.labels) <= names or names & set(filters.exclude_labels):
+            counts.labels += 1
+            return False
+        return True
+
+    def _resolve_commits(self, raw: list) -> list[PullRequest]:
+        path = Path(self.repo.path)
+        missing_heads = [pr.number for pr in raw if not clone_cache.has_commit(path, pr.head.sha)]
+        clone_cache.fetch_pull_heads(self.clone_url, path, missing_heads, token=self.api.token)
+        out = []
+        for pr in raw:
+            merge = pr.merge_commit_sha
+            if not merge or not clone_cache.has_commit(path, merge):
+                self.counts.extra["merge_commit_missing"] = self.counts.extra.get("merge_commit_missing", 0) + 1
+                continue
+            parents = gitrepo.run_git(path, "rev-list", "--parents", "-n", "1", merge).decode().split()[1:]
+            if not parents:
+                continue  # a root commit has no base
+            base, head = parents[0], merge
+            if clone_cache.has_commit(path, pr.head.sha):
+                head = pr.head.sha
+                base = gitrepo.run_git(path, "merge-base", parents[0], head).decode().strip()
+            out.append(PullRequest(
+                number=pr.number, title=pr.title or "", body=pr.body or "",
+                author=pr.user.login if pr.user else "ghost", merged_at=_utc(pr.merged_at),
+                base_commit=base, head_commit=head, merge_commit=merge,
+                shape="merge" if len(parents) == 2 else "squash", reference=pr.html_url))
+        return out
+
+    # -- problem statement ---------------------------------------------------------------------------------
+
+    def problem_statement(self, pr: PullRequest) -> ProblemStatement:
+        """The linked issues' titles and bodies (first issue's title; later issues as sections of the body),
+        or the PR's own title and body when it closes none that can be read."""
+        owner, name = self.repo.slug.split("/", 1)
+        issues = []
+        for ref in closing_refs(pr.body, owner, name):
+            same = (ref.owner.lower(), ref.name.lower()) == (owner.lower(), name.lower())
+            try:
+                repo = self.gh_repo if same else self.api.client.get_repo(f"{ref.owner}/{ref.name}", lazy=True)
+                issue = repo.get_issue(ref.number)
+                if issue.pull_request is not None:
+                    continue  # "fixes #N" naming another PR, not an issue
+                issues.append((ref.number if same else None, issue.title or "", issue.body or ""))
+            except github.UnknownObjectException:
+                continue
+            except API_ERRORS as exc:
+                raise translate(exc, f"{self.spec.slug} issue {ref.owner}/{ref.name}#{ref.number}", self.api) from None
+        if not issues:
+            return ProblemStatement(pr.title, pr.body)
+        title = issues[0][1]
+        parts = [issues[0][2]] + [f"## {t}\n\n{b}" for _, t, b in issues[1:]]
+        numbers = tuple(n for n, _, _ in issues if n is not None)
+        return ProblemStatement(title, "\n\n".join(p for p in parts if p.strip()), numbers)
+
+    def stats(self) -> str:
+        """The API usage line for the summary."""
+        return self.api.stats.describe()

@@ -1,0 +1,186 @@
+"""The GitHub source against a fake GitHub on 127.0.0.1 (tests/github_server.py), through the real PyGithub
+client and real git over smart HTTP. The API facts come from GitHub's REST docs (pulls, issues, rate limits,
+conditional requests)."""
+
+import base64
+import logging
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from repo2env import clone_cache, gitrepo
+from repo2env.errors import InputError
+from repo2env.github_api import RateLimited
+from repo2env.patches import split_change
+from repo2env.sources import PrFilters, open_pr_source
+from repo2env.sources.github import GitHubSource
+from repo2env.sources.github_spec import parse_github_source
+from tests.github_server import ISSUE_7, TOKEN, Fault
+
+
+def _open(server, cache, **kw) -> GitHubSource:
+    return open_pr_source("org/calc", github_url=server.url, cache_dir=cache, **kw)
+
+
+def _api(server):
+    return [s for s in server.log if not s.path.startswith("/git/")]
+
+
+def _list(source, **kw):
+    args = dict(since=None, until=None, numbers=(), limit=None, filters=PrFilters())
+    args.update(kw)
+    return source.pull_requests(**args)
+
+
+def test_merged_prs_newest_first_without_unmerged_drafts_or_bots(fake_github, tmp_path):
+    source = _open(fake_github, tmp_path / "cache")
+    prs = _list(source)
+    assert [p.number for p in prs] == [5, 4, 3, 2, 1]
+    assert (source.counts.not_merged, source.counts.drafts, source.counts.bots) == (2, 0, 1)
+    assert [p.reference for p in prs][0] == "https://github.com/org/calc/pull/5"
+    assert source.repo.slug == "org/calc" and source.repo.task_prefix == "org__calc"
+    # everything came from the repository record and one page of pulls: no request per PR
+    assert [s.path for s in _api(fake_github)] == ["/repos/org/calc", "/repos/org/calc/pulls"]
+    assert all(s.authorization == f"token {TOKEN}" for s in _api(fake_github))
+    assert [p.number for p in _list(source, filters=PrFilters(include_bots=True))] == [5, 4, 3, 2, 9, 1]
+
+
+def test_drafts_are_left_out_unless_included(fake_github, tmp_path):
+    fake_github.pulls[:] = [dict(p, draft=True) if p["number"] == 4 else p for p in fake_github.pulls]
+    source = _open(fake_github, tmp_path / "cache")
+    assert 4 not in [p.number for p in _list(source)] and source.counts.drafts == 1
+    assert 4 in [p.number for p in _list(source, filters=PrFilters(include_drafts=True))]
+
+
+def test_same_changes_as_the_local_source(fake_github, demo_repo, tmp_path):
+    """The PR diff is computed locally from the clone; for the demo (branches cut from the tip) GitHub's merge
+    base equals the local first parent, so test patch and gold patch are byte-identical."""
+    github = {p.number: p for p in _list(_open(fake_github, tmp_path / "cache"))}
+    local = {p.number: p for p in _list(open_pr_source(str(demo_repo)))}
+    assert github.keys() == local.keys()
+    clone = github[1].model_dump()  # the clone path is the GitHub source's repo path
+    for number, pr in github.items():
+        assert pr.base_commit == local[number].base_commit
+        assert pr.merge_commit == local[number].head_commit
+        ours = split_change(_open_path(fake_github, tmp_path), pr.base_commit, pr.head_commit)
+        theirs = split_change(str(demo_repo), local[number].base_commit, local[number].head_commit)
+        assert (ours.test_patch, ours.gold_patch) == (theirs.test_patch, theirs.gold_patch), number
+    # squash PRs: the head is the PR's own branch tip, fetched from refs/pull/N/head
+    assert github[4].head_commit != local[4].head_commit and github[4].shape == "squash"
+    assert clone["merge_commit"] == local[1].head_commit
+
+
+def _open_path(server, tmp_path) -> str:
+    return str(clone_cache.clone_path(tmp_path / "cache", "127.0.0.1", "org", "calc"))
+
+
+def test_since_limit_and_paging_stop_early(fake_github, tmp_path):
+    fake_github.max_per_page = 2  # 8 PRs: 4 pages
+    source = _open(fake_github, tmp_path / "cache")
+    prs = _list(source, since=datetime(2025, 3, 1, 15, tzinfo=UTC))
+    assert [p.number for p in prs] == [5, 4, 3]
+    assert sum(s.path.endswith("/pulls") for s in _api(fake_github)) == 2  # of 4 pages: PR #2 ends the walk
+    fake_github.reset_log()
+    assert [p.number for p in _list(source, limit=2)] == [5, 4]
+    assert sum(s.path.endswith("/pulls") for s in _api(fake_github)) == 2
+    assert [p.number for p in _list(source, until=datetime(2025, 3, 1, 16, tzinfo=UTC))] == [2, 1]
+
+
+def test_pr_numbers(fake_github, tmp_path):
+    source = _open(fake_github, tmp_path / "cache")
+    assert [p.number for p in _list(source, numbers=(4, 1))] == [4, 1]
+    with pytest.raises(InputError, match=r"--pr 6: pull request #6 of org/calc was not merged"):
+        _list(source, numbers=(6,))
+    with pytest.raises(InputError, match=r"--pr 77: org/calc has no pull request #77"):
+        _list(source, numbers=(77,))
+
+
+def test_linked_issue_is_the_problem_statement(fake_github, tmp_path):
+    source = _open(fake_github, tmp_path / "cache")
+    prs = {p.number: p for p in _list(source)}
+    text = source.problem_statement(prs[1])
+    assert (text.title, text.body, text.issue_numbers) == (*ISSUE_7, (7,))
+    plain = source.problem_statement(prs[5])
+    assert (plain.title, plain.issue_numbers) == ("Add slugify for report names", ())
+    # "Fixes #2" names a pull request, not an issue: the PR's own text is kept
+    fixes_pr = prs[5].model_copy(update={"body": "Fixes #2 and closes #404"})
+    assert source.problem_statement(fixes_pr).title == "Add slugify for report names"
+
+
+def test_second_run_is_answered_from_the_etag_cache(fake_github, tmp_path):
+    first = _open(fake_github, tmp_path / "cache")
+    first.problem_statement(_list(first)[-1])
+    assert first.api.stats.requests == 3 and first.api.stats.not_modified == 0
+    fake_github.reset_log()
+    again = _open(fake_github, tmp_path / "cache")  # a new client, as in the next nightly run
+    prs = _list(again)
+    assert again.problem_statement(prs[-1]).issue_numbers == (7,)
+    assert [s.status for s in _api(fake_github)] == [304, 304, 304]
+    assert again.api.stats.quota_used == 0
+    assert again.stats() == "3 requests (3 not modified, 0 counted), quota remaining 4997"
+
+
+def test_rate_limits_and_5xx_are_waited_out_visibly(fake_github, tmp_path, caplog):
+    reset = str(int(time.time()) + 2)
+    fake_github.faults += [
+        Fault("^/repos/org/calc$", 500),
+        Fault("/pulls$", 403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+              {"message": "API rate limit exceeded for 127.0.0.1."}),
+        Fault("/issues/7$", 429, {"Retry-After": "1"}, {"message": "You have exceeded a secondary rate limit."}),
+    ]
+    caplog.set_level(logging.WARNING, logger="repo2env.github")
+    started = time.monotonic()
+    source = _open(fake_github, tmp_path / "cache")
+    prs = _list(source)
+    assert source.problem_statement(prs[-1]).issue_numbers == (7,)
+    assert [p.number for p in prs] == [5, 4, 3, 2, 1]
+    waits = [r.getMessage() for r in caplog.records]
+    assert any("answered HTTP 403: waiting" in w for w in waits) and any("answered HTTP 429: waiting 1 s" in w for w in waits)
+    assert time.monotonic() - started >= 2
+
+
+def test_exhausted_limit_bad_token_and_unknown_repo_are_one_line(fake_github, tmp_path, monkeypatch):
+    reset = int(time.time()) + 7200
+    fake_github.faults.append(Fault("^/repos/org/calc$", 403, {"X-RateLimit-Remaining": "0",
+                                                               "X-RateLimit-Reset": str(reset)},
+                                    {"message": "API rate limit exceeded for 127.0.0.1."}))
+    with pytest.raises(RateLimited) as info:
+        open_pr_source("org/calc", github_url=fake_github.url, cache_dir=tmp_path / "c", max_wait=60)
+    expected = datetime.fromtimestamp(reset, UTC).strftime("%H:%M UTC")
+    assert str(info.value) == f"org/calc: GitHub API rate limit exhausted (resets at {expected}); run again after the reset"
+    monkeypatch.setenv("GITHUB_TOKEN", "wrong-" + TOKEN)
+    with pytest.raises(InputError) as info:
+        _open(fake_github, tmp_path / "c")
+    assert "rejected the token (401" in str(info.value) and TOKEN not in str(info.value)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    with pytest.raises(InputError, match=r"org/nope: not found on 127.0.0.1 \(404"):
+        open_pr_source("org/nope", github_url=fake_github.url, cache_dir=tmp_path / "c")
+
+
+def test_the_token_is_never_written(fake_github, tmp_path):
+    cache = tmp_path / "cache"
+    source = _open(fake_github, cache)
+    source.problem_statement(_list(source)[-1])
+    _open(fake_github, cache)  # a fetch into the existing clone
+    basic = base64.b64encode(f"x-access-token:{TOKEN}".encode())
+    written = [p for p in cache.rglob("*") if p.is_file()]
+    assert any(p.name == "config" for p in written) and any(p.suffix == ".sqlite" for p in written)
+    for path in written:
+        data = path.read_bytes()
+        assert TOKEN.encode() not in data and basic not in data, path
+    config = gitrepo.run_git(_open_path(fake_github, tmp_path), "config", "--list", "--local").decode()
+    assert "extraheader" not in config.lower() and "127.0.0.1" in config
+    # git really sent it, as a header: the server refuses clones without it
+    assert all(s.authorization == "Basic " + basic.decode() for s in fake_github.log if s.path.startswith("/git/"))
+
+
+def test_source_strings():
+    assert parse_github_source("org/repo") == ("org", "repo", "https://api.github.com")
+    assert parse_github_source("https://github.com/org/repo.git") == ("org", "repo", "https://api.github.com")
+    ghe = parse_github_source("https://ghe.example.com/org/repo", "https://ghe.example.com/api/v3/")
+    assert ghe == ("org", "repo", "https://ghe.example.com/api/v3")
+    with pytest.raises(InputError, match="--github-url https://ghe.example.com/api/v3"):
+        parse_github_source("https://ghe.example.com/org/repo")
+    with pytest.raises(InputError, match="neither an existing clone nor a GitHub repository"):
+        parse_github_source("https://github.com/org")
