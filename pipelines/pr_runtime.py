@@ -6,11 +6,16 @@ oracle/nop controls and publishes.
 """
 
 from repo2env.filters import static_skip_reason
+from repo2env.metadata import PrRuntimeTests
 from repo2env.models import PullRequest, RepoRef
 from repo2env.patches import split_change
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
 from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.sources import PrSource, open_pr_source
+from repo2env.sources import RepoSource, open_source
+
+
+EMPTY_HINT = ("a local clone's commits count as PRs when they are 'Merge pull request #N from …' merges or subjects "
+              "ending in '(#N)' on the first-parent history; check --branch, --since and --until")
 
 
 class PrRuntimePipeline:
@@ -20,16 +25,16 @@ class PrRuntimePipeline:
     version = "0.2.0"
 
     def __init__(self) -> None:
-        self._source: PrSource | None = None
+        self._source: RepoSource | None = None
 
     def plan(self, source: str, options: GenerateOptions) -> Plan:
         """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
         at most ``options.limit``."""
-        self._source = open_pr_source(source, branch=options.branch, github_url=options.github_url,
+        self._source = open_source(source, branch=options.branch, github_url=options.github_url,
                                       cache_dir=options.cache_dir, max_wait=options.github_max_wait)
         prs = self._source.pull_requests(since=options.since, until=options.until, numbers=options.numbers,
                                          limit=options.limit, filters=options.pr_filters)
-        return Plan(repo=self._source.repo, candidates=prs)
+        return Plan(repo=self._source.repo, candidates=prs, empty_hint=EMPTY_HINT)
 
     def candidate_key(self, candidate: PullRequest) -> str:
         return f"pr#{candidate.number}"
@@ -48,7 +53,8 @@ class PrRuntimePipeline:
         spec = RuntimeSpec(
             task_id=self.task_id(repo, pr), pipeline=self.name, pipeline_version=self.version,
             repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=text.title, body=text.body,
-            reference=pr.reference, split=split, pr_number=pr.number, issue_numbers=text.issue_numbers)
+            reference=pr.reference, split=split, tests_table=PrRuntimeTests,
+            table_fields={"pr_number": pr.number, "issue_numbers": list(text.issue_numbers)})
         return build_runtime_task(spec, ctx)
 
     def stats(self) -> str | None:

@@ -75,7 +75,7 @@ def _parse_opts(pairs: tuple[str, ...]) -> dict[str, str]:
 
 def _print_summary(summary: Summary, out: Path) -> None:
     table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
-    table.add_row("candidates", str(summary.candidates))
+    table.add_row("candidates examined", str(summary.candidates))
     for reason, count in sorted(summary.skipped.items()):
         meaning = SKIP_REASONS.get(SkipReason(reason), "") if reason in SkipReason else ""
         table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
@@ -112,10 +112,13 @@ def _show_library_log() -> None:
 @click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
 @click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
-@click.option("--since", help="Only candidates merged on or after this date (YYYY-MM-DD or ISO 8601, UTC).")
-@click.option("--until", help="Only candidates merged on or before this date (a bare date includes the whole day).")
+@click.option("--since", help="Only candidates merged (commits: committed) on or after this date (YYYY-MM-DD or "
+              "ISO 8601, UTC).")
+@click.option("--until", help="Only candidates merged (commits: committed) on or before this date (a bare date "
+              "includes the whole day).")
 @click.option("--pr", "prs", type=int, multiple=True, help="Only this PR number (repeatable).")
-@click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD).")
+@click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD or the default branch); "
+              "commit_runtime also takes a range A..B.")
 @click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True,
               help="Skip PRs whose gold patch touches more non-test, non-docs files.")
 @click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True,
@@ -161,9 +164,8 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
         progress.stop()
     _print_summary(summary, options.out)
     if summary.candidates == 0:
-        err_console.print("no merged pull requests found: commits count as PRs when they are 'Merge pull request "
-                          "#N from …' merges or subjects ending in '(#N)' on the first-parent history; check "
-                          "--branch, --since and --until", highlight=False)
+        err_console.print(f"no candidates found{': ' + summary.empty_hint if summary.empty_hint else ''}",
+                          highlight=False)
     if summary.errors:
         sys.exit(1)
 

@@ -67,6 +67,7 @@ class Summary:
     wall_seconds: float = 0.0
     timings: list[TaskTiming] = field(default_factory=list)
     source_stats: str | None = None
+    empty_hint: str | None = None
 
 
 def rejected_root(out_dir: Path) -> Path:
@@ -147,7 +148,7 @@ def _drop_stale(out_dir: Path, task_id: str) -> None:
 def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float) -> Summary:
     ledger_file = ledger.ledger_path(options.out)
     run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
-    summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates))
+    summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
     reporter.start(len(plan.candidates), plan.repo.slug)
     for index, candidate in enumerate(plan.candidates):
         key = pipeline.candidate_key(candidate)

@@ -54,13 +54,12 @@ class RewardCalibration(_Table):
 
 
 class RuntimeTests(_Table):
-    """``[metadata.repo2env.<pipeline>]`` of a runtime pipeline (pr_runtime, commit_runtime)."""
+    """What every runtime pipeline records in ``[metadata.repo2env.<pipeline>]``."""
 
     base_commit: str
     head_commit: str
-    pr_number: int | None = None
-    issue_numbers: list[int] = Field(default_factory=list, description="Issues the PR closes whose text is the "
-                                     "problem statement (empty: the PR's own title and body)")
+    issue_numbers: list[int] = Field(default_factory=list, description="Issues whose text is the problem "
+                                     "statement (empty: the PR's or commit's own text)")
     fail_to_pass: list[str]
     pass_to_pass: list[str]
     flaky: list[str]
@@ -68,6 +67,21 @@ class RuntimeTests(_Table):
     test_files: list[str]
     run_seconds_before: list[float]
     run_seconds_after: list[float]
+
+
+class PrRuntimeTests(RuntimeTests):
+    """``[metadata.repo2env.pr_runtime]``."""
+
+    pr_number: int
+
+
+class CommitRuntimeTests(RuntimeTests):
+    """``[metadata.repo2env.commit_runtime]``: ``commit_sha`` = ``head_commit``, ``parent_sha`` = ``base_commit``."""
+
+    commit_sha: str
+    parent_sha: str
+    authored_at: datetime
+    subject: str
 
 
 class Repo2EnvMetadata(_Table):
@@ -88,7 +102,8 @@ class Repo2EnvMetadata(_Table):
     reward_calibration: RewardCalibration | None = None
     reproducibility: Reproducibility
     evaluation: Evaluation
-    pr_runtime: RuntimeTests | None = None
+    pr_runtime: PrRuntimeTests | None = None
+    commit_runtime: CommitRuntimeTests | None = None
 
 
 def difficulty_bucket(changed_lines: int, source_files: int) -> str:

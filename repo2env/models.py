@@ -54,6 +54,21 @@ class PullRequest(Record):
     merge_commit: str | None = None
 
 
+class CommitCandidate(Record):
+    """A plain commit on a branch: ``parent_sha..sha`` is its change (first parent for a merge).
+    Dates are UTC; ``author`` is ``Name <email>``; ``reference`` the commit's page on its host, if it has one."""
+
+    sha: str
+    parent_sha: str
+    subject: str
+    body: str
+    author: str
+    authored_at: datetime
+    committed_at: datetime
+    merge: bool = False
+    reference: str | None = None
+
+
 class ChangeSplit(Record):
     """A PR diff split into the hidden test patch and the gold (reference) patch.
 

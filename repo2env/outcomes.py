@@ -16,6 +16,12 @@ class SkipReason(StrEnum):
     NO_SOURCE_CHANGE = "no_source_change"
     TOO_MANY_SOURCE_FILES = "too_many_source_files"
     BINARY_TEST_FILES = "binary_test_files"
+    MERGE_COMMIT = "merge_commit"
+    BOT_AUTHOR = "bot_author"
+    MESSAGE_TOO_SHORT = "message_too_short"
+    NOT_A_FIX_TYPE = "not_a_fix_type"
+    NO_FIX_SIGNAL = "no_fix_signal"
+    NO_NEW_TEST_FUNCTIONS = "no_new_test_functions"
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     ENV_BUILD_FAILED = "env_build_failed"
     TEST_RUN_FAILED = "test_run_failed"
@@ -33,6 +39,13 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.NO_SOURCE_CHANGE: "only test files change: there is no fix to make",
     SkipReason.TOO_MANY_SOURCE_FILES: "the fix touches more source files than --max-source-files",
     SkipReason.BINARY_TEST_FILES: "the test patch carries binary files",
+    SkipReason.MERGE_COMMIT: "a merge commit: its change belongs to the commits it merges",
+    SkipReason.BOT_AUTHOR: "written by a bot account (dependabot, renovate, pre-commit-ci, ...)",
+    SkipReason.MESSAGE_TOO_SHORT: "the commit message is too short to state a problem",
+    SkipReason.NOT_A_FIX_TYPE: "a conventional-commit type that is not a fix (docs, chore, ci, style, test, build, "
+                               "refactor)",
+    SkipReason.NO_FIX_SIGNAL: "nothing says it fixes a bug: no fix type, closing trailer or fix word in the subject",
+    SkipReason.NO_NEW_TEST_FUNCTIONS: "the test change adds or edits no test function",
     SkipReason.PATCH_DOES_NOT_APPLY: "the test or reference patch does not `git apply --check` at the base commit",
     SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build",
     SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",

@@ -84,10 +84,12 @@ class Draft:
 
 @dataclass(frozen=True)
 class Plan:
-    """The repository and its candidates, listed before any is built (so a bad ``--pr`` fails first)."""
+    """The repository and its candidates, listed before any is built (so a bad ``--pr`` fails first).
+    ``empty_hint`` tells the user what to check when there are no candidates."""
 
     repo: RepoRef
     candidates: list[Any]
+    empty_hint: str | None = None
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ instruction -> environment images -> stage files -> test runs -> selection -> fi
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -37,8 +37,9 @@ AGENT_TIMEOUT_SEC = 1800.0
 @dataclass(frozen=True)
 class RuntimeSpec:
     """One runtime candidate, whatever its source: ``base_commit..head_commit`` is the change; ``split`` its
-    test/gold halves; ``title``/``body`` the text the instruction is made from; ``extra`` goes into the
-    pipeline's metadata table (e.g. ``pr_number``)."""
+    test/gold halves; ``title``/``body`` the text the instruction is made from. The pipeline's metadata table is
+    ``tests_table`` (a ``RuntimeTests`` record) filled with the common fields plus ``table_fields``
+    (e.g. ``pr_number``)."""
 
     task_id: str
     pipeline: str
@@ -50,8 +51,8 @@ class RuntimeSpec:
     body: str
     reference: str | None
     split: ChangeSplit
-    pr_number: int | None = None
-    issue_numbers: tuple[int, ...] = ()
+    tests_table: type[RuntimeTests] = RuntimeTests
+    table_fields: dict = field(default_factory=dict)
 
 
 def run_targets(split: ChangeSplit, whole_suite: bool) -> list[str]:
@@ -163,9 +164,8 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))
-    tests_meta = RuntimeTests(
-        base_commit=spec.base_commit, head_commit=spec.head_commit, pr_number=spec.pr_number,
-        issue_numbers=list(spec.issue_numbers),
+    tests_meta = spec.tests_table(
+        base_commit=spec.base_commit, head_commit=spec.head_commit, **spec.table_fields,
         fail_to_pass=list(selection.fail_to_pass), pass_to_pass=list(selection.pass_to_pass),
         flaky=list(selection.flaky), test_files=list(spec.split.test_files),
         run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after])

@@ -13,14 +13,14 @@ from repo2env import clone_cache, gitrepo
 from repo2env.errors import InputError
 from repo2env.github_api import RateLimited
 from repo2env.patches import split_change
-from repo2env.sources import PrFilters, open_pr_source
+from repo2env.sources import PrFilters, open_source
 from repo2env.sources.github import GitHubSource
 from repo2env.sources.github_spec import parse_github_source
 from tests.github_server import ISSUE_7, TOKEN, Fault
 
 
 def _open(server, cache, **kw) -> GitHubSource:
-    return open_pr_source("org/calc", github_url=server.url, cache_dir=cache, **kw)
+    return open_source("org/calc", github_url=server.url, cache_dir=cache, **kw)
 
 
 def _api(server):
@@ -57,7 +57,7 @@ def test_same_changes_as_the_local_source(fake_github, demo_repo, tmp_path):
     """The PR diff is computed locally from the clone; for the demo (branches cut from the tip) GitHub's merge
     base equals the local first parent, so test patch and gold patch are byte-identical."""
     github = {p.number: p for p in _list(_open(fake_github, tmp_path / "cache"))}
-    local = {p.number: p for p in _list(open_pr_source(str(demo_repo)))}
+    local = {p.number: p for p in _list(open_source(str(demo_repo)))}
     assert github.keys() == local.keys()
     clone = github[1].model_dump()  # the clone path is the GitHub source's repo path
     for number, pr in github.items():
@@ -146,7 +146,7 @@ def test_exhausted_limit_bad_token_and_unknown_repo_are_one_line(fake_github, tm
                                                                "X-RateLimit-Reset": str(reset)},
                                     {"message": "API rate limit exceeded for 127.0.0.1."}))
     with pytest.raises(RateLimited) as info:
-        open_pr_source("org/calc", github_url=fake_github.url, cache_dir=tmp_path / "c", max_wait=60)
+        open_source("org/calc", github_url=fake_github.url, cache_dir=tmp_path / "c", max_wait=60)
     expected = datetime.fromtimestamp(reset, UTC).strftime("%H:%M UTC")
     assert str(info.value) == f"org/calc: GitHub API rate limit exhausted (resets at {expected}); run again after the reset"
     monkeypatch.setenv("GITHUB_TOKEN", "wrong-" + TOKEN)
@@ -155,7 +155,7 @@ def test_exhausted_limit_bad_token_and_unknown_repo_are_one_line(fake_github, tm
     assert "rejected the token (401" in str(info.value) and TOKEN not in str(info.value)
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     with pytest.raises(InputError, match=r"org/nope: not found on 127.0.0.1 \(404"):
-        open_pr_source("org/nope", github_url=fake_github.url, cache_dir=tmp_path / "c")
+        open_source("org/nope", github_url=fake_github.url, cache_dir=tmp_path / "c")
 
 
 def test_the_token_is_never_written(fake_github, tmp_path):

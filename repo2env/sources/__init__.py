@@ -1,6 +1,6 @@
 """Where pull requests come from: a local clone's history (``local``) or GitHub through PyGithub (``github``).
 
-``open_pr_source`` picks one from the CLI source string: an existing path or ``file://`` URL is a local clone;
+``open_source`` picks one from the CLI source string: an existing path or ``file://`` URL is a local clone;
 ``org/repo`` or a GitHub URL is GitHub. Both give ``PullRequest`` records with the same meaning, so the pipelines
 do not care which one they got. GitHub modules (and PyGithub) are imported only when GitHub is the source.
 """
@@ -44,8 +44,8 @@ class ProblemStatement:
     issue_numbers: tuple[int, ...] = ()
 
 
-class PrSource(Protocol):
-    """A repository with merged pull requests."""
+class RepoSource(Protocol):
+    """A repository (``repo.path`` is a clone) with merged pull requests and, where the host has them, issues."""
 
     repo: RepoRef
 
@@ -54,12 +54,16 @@ class PrSource(Protocol):
         """Merged PRs, newest merge first, within [since, until] (UTC), at most ``limit``; ``numbers`` picks PRs
         (a missing or unmerged one raises ``InputError``)."""
 
-    def problem_statement(self, pr: PullRequest) -> ProblemStatement: ...
+    def problem_statement(self, pr: PullRequest) -> ProblemStatement:
+        """The text a PR's instruction is made from: the issues it closes, else its own title and body."""
+
+    def linked_issues(self, text: str) -> ProblemStatement | None:
+        """The issues ``text`` closes ("Fixes #12") as a problem statement, or None (none, or no issue host)."""
 
     def stats(self) -> str | None: ...
 
 
-class LocalPrSource:
+class LocalSource:
     """A local clone: PRs from its first-parent history (``sources.local``); the text is the PR's own."""
 
     def __init__(self, path: Path, branch: str | None = None):
@@ -76,6 +80,9 @@ class LocalPrSource:
     def problem_statement(self, pr: PullRequest) -> ProblemStatement:
         return ProblemStatement(pr.title, pr.body)
 
+    def linked_issues(self, text: str) -> ProblemStatement | None:
+        return None  # a local clone has no issue tracker
+
     def stats(self) -> str | None:
         return None
 
@@ -89,15 +96,15 @@ def is_local(source: str) -> bool:
     return not looks_like_github(source)
 
 
-def open_pr_source(source: str, *, branch: str | None = None, github_url: str | None = None,
-                   cache_dir: Path | None = None, max_wait: float = 3600.0) -> PrSource:
+def open_source(source: str, *, branch: str | None = None, github_url: str | None = None,
+                   cache_dir: Path | None = None, max_wait: float = 3600.0) -> RepoSource:
     """The PR source ``source`` names. Local: ``InputError`` when it is not a clone. GitHub (PyGithub imported
     only then): the repository is looked up and its branch cloned or fetched into ``cache_dir``; errors are one
     line (``InputError``, ``RateLimited``, ``GitHubError``, ``GitError``)."""
     if is_local(source):
         if github_url:
             raise InputError(f"--github-url {github_url}: {source} is a local clone; drop --github-url or pass org/repo")
-        return LocalPrSource(gitrepo.source_path(source), branch)
+        return LocalSource(gitrepo.source_path(source), branch)
     from ..clone_cache import default_cache_dir
     from .github import GitHubSource
     from .github_spec import parse_github_source

@@ -170,11 +170,15 @@ class GitHubSource:
     # -- problem statement ---------------------------------------------------------------------------------
 
     def problem_statement(self, pr: PullRequest) -> ProblemStatement:
-        """The linked issues' titles and bodies (first issue's title; later issues as sections of the body),
-        or the PR's own title and body when it closes none that can be read."""
+        """The issues the PR body closes, or the PR's own title and body when it closes none that can be read."""
+        return self.linked_issues(pr.body) or ProblemStatement(pr.title, pr.body)
+
+    def linked_issues(self, text: str) -> ProblemStatement | None:
+        """The issues ``text`` closes: the first issue's title, its body, later issues as sections of the body.
+        None when it closes none that can be read (missing issues and pull requests are passed over)."""
         owner, name = self.repo.slug.split("/", 1)
         issues = []
-        for ref in closing_refs(pr.body, owner, name):
+        for ref in closing_refs(text, owner, name):
             same = (ref.owner.lower(), ref.name.lower()) == (owner.lower(), name.lower())
             try:
                 repo = self.gh_repo if same else self.api.client.get_repo(f"{ref.owner}/{ref.name}", lazy=True)
@@ -187,7 +191,7 @@ class GitHubSource:
             except API_ERRORS as exc:
                 raise translate(exc, f"{self.spec.slug} issue {ref.owner}/{ref.name}#{ref.number}", self.api) from None
         if not issues:
-            return ProblemStatement(pr.title, pr.body)
+            return None
         title = issues[0][1]
         parts = [issues[0][2]] + [f"## {t}\n\n{b}" for _, t, b in issues[1:]]
         numbers = tuple(n for n, _, _ in issues if n is not None)

@@ -1,0 +1,105 @@
+"""commit_runtime: plain commits whose own tests decide (FAIL_TO_PASS must pass, PASS_TO_PASS stay green).
+
+Stages: walk a branch's commits (local clone or GitHub clone) -> message filters -> split the commit's diff ->
+change filters -> problem statement (linked issue or the commit message) -> runtime task (the machinery
+pr_runtime uses, unchanged). The core runs the oracle/nop controls and publishes.
+
+Pipeline options (``--pipeline-opt KEY=VALUE``): ``exclude_authors`` (comma-separated substrings of
+``Name <email>``; replaces the default bot list), ``include_types`` (conventional types to keep, e.g.
+``refactor,perf``), ``min_subject_chars`` (default 12), ``all_parents`` (``true``: walk every commit, not only
+first parents).
+"""
+
+from dataclasses import replace
+from itertools import islice
+
+from repo2env.commit_filters import CommitFilterConfig, change_skip_reason, message_skip_reason, strip_type
+from repo2env.errors import InputError
+from repo2env.gitrepo import open_repo
+from repo2env.metadata import CommitRuntimeTests
+from repo2env.models import CommitCandidate, RepoRef
+from repo2env.patches import split_change
+from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
+from repo2env.runtime import RuntimeSpec, build_runtime_task
+from repo2env.sources import RepoSource, open_source
+from repo2env.sources.commits import list_commits
+
+_OPTS = {"exclude_authors", "include_types", "min_subject_chars", "all_parents"}
+
+
+def filter_config(opts: dict[str, str]) -> tuple[CommitFilterConfig, bool]:
+    """The filter configuration and the all-parents flag from ``--pipeline-opt`` values (``InputError`` if bad)."""
+    unknown = set(opts) - _OPTS
+    if unknown:
+        raise InputError(f"--pipeline-opt {sorted(unknown)[0]}: commit_runtime knows {', '.join(sorted(_OPTS))}")
+    split = lambda v: tuple(x.strip() for x in v.split(",") if x.strip())  # noqa: E731
+    kw = {}
+    if "exclude_authors" in opts:
+        kw["exclude_authors"] = split(opts["exclude_authors"])
+    if "include_types" in opts:
+        kw["include_types"] = tuple(t.lower() for t in split(opts["include_types"]))
+    if "min_subject_chars" in opts:
+        if not opts["min_subject_chars"].isdigit():
+            raise InputError(f"--pipeline-opt min_subject_chars={opts['min_subject_chars']}: expected a number")
+        kw["min_subject_chars"] = int(opts["min_subject_chars"])
+    all_parents = opts.get("all_parents", "false").lower()
+    if all_parents not in ("true", "false"):
+        raise InputError(f"--pipeline-opt all_parents={all_parents}: expected true or false")
+    return replace(CommitFilterConfig(), **kw), all_parents == "true"
+
+
+class CommitRuntimePipeline:
+    """The commit_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
+
+    name = "commit_runtime"
+    version = "0.1.0"
+
+    def __init__(self) -> None:
+        self._source: RepoSource | None = None
+        self._filters = CommitFilterConfig()
+
+    def plan(self, source: str, options: GenerateOptions) -> Plan:
+        """Commits of ``--branch`` (a branch, or a range ``A..B``; default HEAD / the default branch), newest
+        first, within --since/--until; ``--limit`` caps the candidates examined."""
+        if options.numbers:
+            raise InputError("--pr: commit_runtime mines plain commits; use --branch A..B or --since/--until")
+        self._filters, all_parents = filter_config(options.pipeline_opts)
+        rev = options.branch
+        branch = None if rev is None or ".." in rev else rev
+        self._source = open_source(source, branch=branch, github_url=options.github_url,
+                                   cache_dir=options.cache_dir, max_wait=options.github_max_wait)
+        repo = self._source.repo
+        commits = list_commits(open_repo(repo.path), repo, rev=rev, since=options.since, until=options.until,
+                               first_parent=not all_parents)
+        return Plan(repo=repo, candidates=list(islice(commits, options.limit)),
+                    empty_hint="no commits with a parent in that range and date window; check --since and --until")
+
+    def candidate_key(self, candidate: CommitCandidate) -> str:
+        return f"commit:{candidate.sha[:12]}"
+
+    def task_id(self, repo: RepoRef, candidate: CommitCandidate) -> str:
+        return f"{repo.task_prefix}-{candidate.sha[:12]}"
+
+    def build(self, repo: RepoRef, commit: CommitCandidate, ctx: BuildContext) -> Draft | Skip:
+        reason = message_skip_reason(commit, self._filters)
+        if reason is not None:
+            return Skip(reason)
+        ctx.report("split and filter")
+        split = split_change(repo.path, commit.parent_sha, commit.sha)
+        reason = change_skip_reason(commit, split, max_source_files=ctx.options.max_source_files)
+        if reason is not None:
+            return Skip(reason)
+        ctx.report("problem statement")
+        issue = self._source.linked_issues(f"{commit.subject}\n\n{commit.body}")
+        title, body = (issue.title, issue.body) if issue else (strip_type(commit.subject), commit.body)
+        spec = RuntimeSpec(
+            task_id=self.task_id(repo, commit), pipeline=self.name, pipeline_version=self.version, repo=repo,
+            base_commit=commit.parent_sha, head_commit=commit.sha, title=title, body=body,
+            reference=commit.reference, split=split, tests_table=CommitRuntimeTests,
+            table_fields={"commit_sha": commit.sha, "parent_sha": commit.parent_sha,
+                          "authored_at": commit.authored_at, "subject": commit.subject,
+                          "issue_numbers": list(issue.issue_numbers) if issue else []})
+        return build_runtime_task(spec, ctx)
+
+    def stats(self) -> str | None:
+        return self._source.stats() if self._source else None
