@@ -21,6 +21,7 @@ from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
 from .sources import PrFilters
+from .synthesis import LlmConfig, parse_llm
 
 err_console = Console(stderr=True)
 
@@ -73,6 +74,24 @@ def _parse_opts(pairs: tuple[str, ...]) -> dict[str, str]:
     return opts
 
 
+def _llm_config(llm, budget, temperature, max_tokens, timeout, retries, price) -> LlmConfig | None:
+    """``--llm*`` options as an ``LlmConfig`` (None without ``--llm``). Raises ``InputError``."""
+    if llm is None:
+        if budget is not None or price is not None:
+            raise InputError("--llm-budget-usd/--llm-price need --llm PROVIDER/MODEL")
+        return None
+    provider, model = parse_llm(llm)
+    price_in = price_out = None
+    if price is not None:
+        try:
+            price_in, price_out = (float(x) for x in price.split("/"))
+        except ValueError:
+            raise InputError(f"--llm-price {price}: expected IN/OUT in USD per million tokens, e.g. 3/15") from None
+    return LlmConfig(provider=provider, model=model, temperature=temperature, max_tokens=max_tokens,
+                     timeout_sec=timeout, max_retries=retries, budget_usd=budget, price_in=price_in,
+                     price_out=price_out)
+
+
 def _print_summary(summary: Summary, out: Path) -> None:
     table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
     table.add_row("candidates examined", str(summary.candidates))
@@ -86,6 +105,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
         table.add_row("errors", ", ".join(summary.errors))
     if summary.source_stats:
         table.add_row("GitHub API", summary.source_stats)
+    if summary.llm_usage:
+        table.add_row("LLM synthesis", summary.llm_usage)
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
     err_console.print(table)
     err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
@@ -137,9 +158,19 @@ def _show_library_log() -> None:
 @click.option("--exclude-label", "exclude_labels", multiple=True, help="GitHub: leave out PRs carrying this label.")
 @click.option("--max-rate-wait", type=click.FloatRange(min=0), default=3600, show_default=True,
               help="GitHub: longest wait, in seconds, for a rate limit to reset before giving up.")
+@click.option("--llm", help="Rewrite instructions as issue-style problem statements with this model, e.g. "
+              "anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
+@click.option("--llm-budget-usd", type=click.FloatRange(min=0), help="Stop synthesizing once this much is spent.")
+@click.option("--llm-temperature", type=click.FloatRange(0, 1), help="Sampling temperature (default: the model's).")
+@click.option("--llm-max-tokens", type=click.IntRange(min=64), default=1024, show_default=True)
+@click.option("--llm-timeout", type=click.FloatRange(min=1), default=60, show_default=True, help="Seconds per request.")
+@click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
+@click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
 def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
-                 include_bots, labels, exclude_labels, max_rate_wait) -> None:
+                 include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
+                 llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -154,7 +185,8 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
         pipeline_opts=_parse_opts(pipeline_opts), github_url=github_url,
         cache_dir=cache_dir.expanduser().resolve() if cache_dir else None, github_max_wait=max_rate_wait,
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
-                             exclude_labels=tuple(exclude_labels)))
+                             exclude_labels=tuple(exclude_labels)),
+        llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price))
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)

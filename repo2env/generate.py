@@ -26,6 +26,7 @@ from .hashing import bundle_hash
 from .images import require_base_image
 from .models import LedgerEntry
 from .pipeline import BuildContext, Draft, GenerateOptions, Skip, load_pipeline
+from .synthesis import Synthesizer
 from .task_toml import set_labels
 
 
@@ -67,6 +68,7 @@ class Summary:
     wall_seconds: float = 0.0
     timings: list[TaskTiming] = field(default_factory=list)
     source_stats: str | None = None
+    llm_usage: str | None = None
     empty_hint: str | None = None
 
 
@@ -124,13 +126,14 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     reporter = reporter or SilentReporter()
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
+    synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
     plan = pipeline.plan(source, options)
     client = docker_client()
     require_base_image(client)
     lock = _prepare_output(options.out)
     try:
         remove_leftovers(client)
-        return _run(pipeline, plan, client, options, reporter, started)
+        return _run(pipeline, plan, client, options, reporter, started, synthesizer)
     except requests.exceptions.ConnectionError:
         raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
                                 "`bash scripts/setup_docker.sh`), then run the same command again") from None
@@ -145,7 +148,8 @@ def _drop_stale(out_dir: Path, task_id: str) -> None:
         remove_tree(old, staging_root(out_dir))
 
 
-def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float) -> Summary:
+def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float,
+         synthesizer: Synthesizer | None = None) -> Summary:
     ledger_file = ledger.ledger_path(options.out)
     run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
     summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
@@ -156,7 +160,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
         t0 = time.monotonic()
         task_id = pipeline.task_id(plan.repo, candidate)
         digest = detail = None
-        ctx = BuildContext(client=client, options=options, report=reporter.stage)
+        ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer)
         try:
             result = pipeline.build(plan.repo, candidate, ctx)
             if isinstance(result, Skip):
@@ -184,5 +188,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     summary.wall_seconds = time.monotonic() - started
     stats = getattr(pipeline, "stats", None)
     summary.source_stats = stats() if callable(stats) else None
+    if synthesizer is not None:
+        summary.llm_usage = synthesizer.usage.describe(options.llm.budget_usd)
     return summary
 

@@ -1,259 +1,97 @@
-"""Turn a pull-request / commit title+body into a leak-free task instruction.
+"""Where every pipeline's instruction.md is made: deterministic or synthesized text, always leak-audited.
 
-The agent solving the task must not be able to find the fix, the PR, or the
-grading tests from the text, so we strip references (issue/PR numbers, GitHub
-and GitLab URLs, commit SHAs), closing keywords, trailers, process boilerplate
-sections (test plans, checklists, ...) and every line naming a grading test.
-Everything else is kept byte-for-byte (non-ASCII, inline code, numbers).
-Stdlib only.
+Flow (``make_instruction``):
+
+1. The deterministic text: the title and body with leaks stripped (``leak_strip.build_instruction``).
+2. With a synthesizer (``--llm``), the model rewrites it as an issue-style problem statement. A reply that fails
+   the leak audit is re-asked once with the finding; if it fails again, or the call fails, or the budget is spent,
+   the deterministic text is used.
+3. The deterministic text is audited too; a finding loses its span (``leak_audit.remove_findings``).
+4. Under the quality floor (``leak_strip.is_too_thin``) there is no instruction: the candidate is skipped with
+   ``instruction_too_thin``.
+
+What happened is returned as records for ``[metadata.repo2env]`` (``leak_audit`` and ``synthesis``).
 """
-from __future__ import annotations
 
-import re
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["strip_leaks", "build_instruction", "is_too_thin"]
-
-# --- patterns ---------------------------------------------------------------
-
-# URL tail: stop before whitespace/brackets/quotes and never end in sentence
-# punctuation, so "see <url>." keeps its full stop.
-_TAIL = r"""(?:[/#?][^\s<>()\[\]"'`]*[^\s<>()\[\]"'`.,;:!?])?"""
-_GH_URL = (r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/"
-           r"(?:issues|pull|commit|commits|compare|discussions)\b" + _TAIL)
-_GL_URL = (r"https?://(?:www\.)?gitlab\.com/[\w.-]+(?:/[\w.-]+)+?/(?:-/)?"
-           r"(?:issues|merge_requests|commit|commits|compare)\b" + _TAIL)
-_URL = f"(?:{_GH_URL}|{_GL_URL})"
-_XREPO = r"(?<![\w/])[\w.-]+/[\w.-]+#\d+\b"      # owner/repo#123
-_HASHREF = r"(?<![\w&#/])#\d+\b"                 # #123 (not &#123; entities)
-_GHREF = r"(?<![\w-])gh-\d+\b"                    # GH-123 / gh-123
-_REF = f"(?:{_URL}|{_XREPO}|{_HASHREF}|{_GHREF})"
-
-_MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*" + _URL + r"""(?:\s+"[^"]*")?\s*\)""", re.I)
-_SQUASH = re.compile(r"\s*\(\s*#\d+(?:\s*,\s*#\d+)*\s*\)")
-_CLOSING = re.compile(
-    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b\s*:?\s*"
-    + _REF + r"(?:\s*(?:,|\band\b)\s*" + _REF + ")*", re.I)
-_REFS = re.compile(_REF, re.I)
-# Lowercase hex word of 7-40 chars with at least one digit and one letter;
-# '#' excluded so CSS colours are not mistaken for SHAs.
-_SHA = re.compile(r"(?<![\w#])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-_REMOVERS = (_CLOSING, _SQUASH, _REFS, _SHA)
-
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-# A fenced diff/patch block in a PR body is the fix itself.
-_DIFF_FENCE = re.compile(r"^(```|~~~)[ \t]*(diff|patch|udiff)\b.*?^\1[ \t]*$\n?", re.S | re.M | re.I)
-_TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|"
-                      r"tested-by|reported-by|change-id)\s*:.*$", re.I)
-_HRULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
-_TASK = re.compile(r"^\s*[-*+]\s+\[[ xX]\]")
-_PYTEST_CMD = re.compile(r"\bpytest\s+(?:-k\b|tests?/)", re.I)
-_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
-_MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
-_BOLD_LABEL = re.compile(r"^\s*(?:\*\*|__)([^*_]{1,60}?)(?:\*\*|__)\s*:?\s*$")
-_COLON_LABEL = re.compile(r"^\s*([A-Za-z][^:.!?`]{0,40}?)\s*[:?]\s*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(\s+)")
-_WORD = re.compile(r"[^\W_]+(?:['_-][^\W_]+)*")
-
-BOILERPLATE_TITLES = frozenset({
-    "tests added", "test plan", "testing", "tests", "how to test",
-    "how was this tested", "checklist", "changelog", "release notes",
-    "screenshots", "pr checklist"})
-# Words that carry no task information once the reference they pointed at is
-# gone ("See #12 for context." -> drop). Beyond the brief's list we add words
-# like "issue"/"pr"/"here" so "Reported in [this issue](url)." also goes.
-FILLER = frozenset("""
-see and or also for context part of follow up follow-up to related ref refs
-upstream fix the in this at by with a an is was via from per as discussed
-mentioned reported cc issue issues pr prs pull request commit commits here
-fixes fixed closes closed resolves resolved
-""".split())
-_FILLER_GROUP = re.compile(
-    r"[(\[<]\s*(?:(?:%s)\b[\s,;:]*)*[)\]>]" % "|".join(
-        re.escape(w) for w in sorted(FILLER, key=len, reverse=True)), re.I)
+from .leak_audit import RULES, AuditContext, audit, remove_findings, rules_fired
+from .leak_strip import build_instruction, is_too_thin
+from .metadata import LeakAuditRecord, SynthesisRecord
+from .synthesis import SynthesisInput, Synthesizer
 
 
-# --- section and line removal -------------------------------------------------
+@dataclass(frozen=True)
+class Instruction:
+    """The instruction.md text and how it was made. ``too_thin``: under the quality floor (the candidate is
+    skipped). ``synthesis`` is None without ``--llm``."""
 
-def _heading(line: str) -> tuple[int, str] | None:
-    """(level, title) for a markdown heading (1-6) or a bare label line (7)."""
-    if m := _MD_HEADING.match(line):
-        return len(m.group(1)), m.group(2)
-    if m := _BOLD_LABEL.match(line) or _COLON_LABEL.match(line):
-        return 7, m.group(1)
-    return None
-
-
-def _is_boilerplate(title: str) -> bool:
-    norm = " ".join(title.strip("*_ \t").rstrip(":?").strip("*_ ").lower().split())
-    return norm in BOILERPLATE_TITLES
+    text: str
+    source: Literal["deterministic", "synthesized"]
+    leak_audit: LeakAuditRecord
+    synthesis: SynthesisRecord | None = None
+    too_thin: bool = False
 
 
-def _section_end(lines: list[str], start: int, level: int) -> int:
-    """Index of the first line after the section opened at `start`."""
-    fence, i = False, start + 1
-    while i < len(lines):
-        line = lines[i]
-        if _FENCE.match(line):
-            fence = not fence
-        elif not fence:
-            h = _heading(line)
-            # A '#' section ends at a heading of the same or higher level; a
-            # bare label ends at any heading-like line.
-            if h and (h[0] <= level if level < 7 else True):
-                return i
-            if level == 7 and not line.strip():
-                nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-                if nxt is None or not _LIST_ITEM.match(lines[nxt]):
-                    return i
-                i = nxt
-                continue
-        i += 1
-    return i
+def _normalise(reply: str, fallback_title: str) -> str:
+    lines = [line.rstrip() for line in reply.replace("\r\n", "\n").replace("\r", "\n").strip().split("\n")]
+    if not lines or not lines[0].startswith("# "):
+        lines = [f"# {fallback_title}", ""] + lines
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text + "\n"
 
 
-def _drop_sections(lines: list[str]) -> list[str]:
-    out, i, fence = [], 0, False
-    while i < len(lines):
-        line = lines[i]
-        if _FENCE.match(line):
-            fence = not fence
-        elif not fence and (h := _heading(line)) and _is_boilerplate(h[1]):
-            i = _section_end(lines, i, h[0])
-            continue
-        out.append(line)
-        i += 1
-    return out
+def _describe(findings) -> str:
+    shown = "; ".join(f"{f.rule} {f.text!r}" for f in findings[:5])
+    return shown + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
 
 
-def _test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str]):
-    """(paths, names): substrings and whole words whose lines must go."""
-    paths, names = set(), set()
-    for tid in test_ids:
-        parts = tid.split("::")
-        paths.add(parts[0])
-        for part in parts[1:]:
-            names.add(re.sub(r"\[.*$", "", part))
-    paths.update(hidden_paths)
-    # The bare file name ("test_retry.py") leaks as much as the full path;
-    # skip ubiquitous ones that would wipe unrelated lines.
-    for p in list(paths):
-        base = p.rsplit("/", 1)[-1]
-        if base and base not in {"__init__.py", "conftest.py"}:
-            paths.add(base)
-    return {p.lower() for p in paths if p}, {n for n in names if n}
+def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer):
+    """(text or None, SynthesisRecord, rules fired along the way)."""
+    title, _, body = deterministic.partition("\n")
+    material = SynthesisInput(title=title.lstrip("# ").strip(), body=body.strip(), symbols=tuple(symbols))
+    record = SynthesisRecord(model=synthesizer.config.name, outcome="failed")
+    fired: list[str] = []
+    finding = None
+    for attempt in (1, 2):
+        reply = synthesizer.write(material, finding=finding)
+        if reply is None:
+            outcome = "budget_reached" if not synthesizer.budget_left() else "failed"
+            return None, record.model_copy(update={"outcome": outcome}), fired
+        record = record.model_copy(update={
+            "attempts": attempt, "input_tokens": record.input_tokens + reply.input_tokens,
+            "output_tokens": record.output_tokens + reply.output_tokens,
+            "cost_usd": None if reply.cost_usd is None else round((record.cost_usd or 0) + reply.cost_usd, 6)})
+        text = _normalise(reply.text, material.title)
+        findings = audit(text, ctx)
+        fired += [r for r in rules_fired(findings) if r not in fired]
+        if not findings:
+            if is_too_thin(text):
+                return None, record.model_copy(update={"outcome": "too_thin"}), fired
+            return text, record.model_copy(update={"outcome": "used" if attempt == 1 else "used_after_reask"}), fired
+        finding = _describe(findings)
+    return None, record.model_copy(update={"outcome": "leaked_twice"}), fired
 
 
-def _leaks_test(line: str, paths: set[str], names: set[str]) -> bool:
-    low = line.lower()
-    if _PYTEST_CMD.search(line) or any(p in low for p in paths):
-        return True
-    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", line, re.I) for n in names)
-
-
-# --- sentence-level reference removal -------------------------------------------
-
-def _clean_sentence(s: str) -> str:
-    """Tidy a sentence that lost a reference; '' when nothing useful is left."""
-    for _ in range(2):  # nested leftovers like "((and ))" need a second pass
-        s = _FILLER_GROUP.sub("", s)
-    if all(w.lower() in FILLER for w in _WORD.findall(s)):
-        return ""
-    s = re.sub(r"(?<=\S) {2,}", " ", s)
-    s = re.sub(r"\s+([,.;:!?)\]])", r"\1", s)
-    s = re.sub(r"([(\[])\s+", r"\1", s)
-    s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s)
-    return re.sub(r"^(\s*(?:[-*+>]\s+)?)[,;:]\s*", r"\1", s).rstrip()
-
-
-def _strip_refs_line(line: str) -> str | None:
-    """Line with references removed; None when the line became empty."""
-    parts = _SENTENCE_SPLIT.split(line)
-    out: list[str] = []
-    for idx in range(0, len(parts), 2):
-        sent = _MD_LINK.sub(r"\1", parts[idx])
-        changed = sent != parts[idx]
-        for pat in _REMOVERS:
-            sent, n = pat.subn("", sent)
-            changed = changed or n > 0
-        if changed:
-            sent = _clean_sentence(sent)
-        if sent.strip():  # a dropped sentence takes its separator with it
-            out.extend([sent, parts[idx + 1] if idx + 1 < len(parts) else ""])
-    text = "".join(out).rstrip() if out else ""
-    if not text.strip():
-        return None if line.strip() else line
-    return text if text != line.rstrip() else line
-
-
-def _collapse_blank_lines(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    for line in lines:
-        if not line.strip() and (not out or not out[-1].strip()):
-            continue
-        out.append(line)
-    while out and not out[-1].strip():
-        out.pop()
-    return out
-
-
-# --- public API -------------------------------------------------------------------
-
-def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
-                hidden_paths: Sequence[str] = ()) -> str:
-    """Return `text` (str) with every leak removed; pure function, returns str.
-
-    Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
-    (Signed-off-by, Co-authored-by, ..., Change-Id), horizontal rules and task
-    list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
-    bare label titled tests added / test plan / testing / checklist / ...)
-    removed; lines naming a grading test (pytest node id `path::Class::func[p]`:
-    its path, file name, class and function names) or a `hidden_paths` entry
-    or a `pytest -k` / `pytest tests/...` command removed; then per sentence:
-    markdown links to issue/PR/commit URLs reduced to their text, closing
-    keywords with their reference, ` (#N)` squash suffixes, `#N`,
-    `owner/repo#N`, `GH-N`, GitHub/GitLab issue/PR/commit/compare/discussion
-    URLs and lowercase hex SHAs (7-40 chars, digit and letter) removed. A
-    sentence that lost a reference and holds only filler words is dropped,
-    otherwise spacing/empty brackets are tidied. Lines that became empty are
-    removed, blank runs collapse to one, leading/trailing blank lines go.
-    Untouched lines are kept exactly.
-    """
-    text = _HTML_COMMENT.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    text = _DIFF_FENCE.sub("", text)
-    lines = [ln for ln in text.split("\n")
-             if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln))]
-    lines = _drop_sections(lines)
-    paths, names = _test_needles(test_ids, hidden_paths)
-    lines = [ln for ln in lines if not _leaks_test(ln, paths, names)]
-    stripped = [s for s in map(_strip_refs_line, lines) if s is not None]
-    return "\n".join(_collapse_blank_lines(stripped)).strip("\n")
-
-
-def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
-                      hidden_paths: Sequence[str] = ()) -> str:
-    """Return the instruction.md text (str) for a PR/commit `title` and `body`.
-
-    Shape: '# <stripped title>\\n\\n<stripped body>\\n'; the body part is
-    omitted when empty after `strip_leaks`. The title is flattened to one line
-    (a title that is only a leak, e.g. "Fix #55", yields '#\\n'). Guarantees:
-    LF-only, no trailing spaces, at most one blank line in a row, ends in
-    exactly one newline.
-    """
-    kw = {"test_ids": test_ids, "hidden_paths": hidden_paths}
-    head = " ".join(strip_leaks(title, **kw).split())
-    stripped_body = strip_leaks(body, **kw)
-    text = f"# {head}" + (f"\n\n{stripped_body}" if stripped_body.strip() else "")
-    lines = _collapse_blank_lines([ln.rstrip() for ln in text.split("\n")])
-    return "\n".join(lines) + "\n"
-
-
-def is_too_thin(instruction: str, min_chars: int = 40) -> bool:
-    """True when `instruction` (str) has under `min_chars` (int) word characters.
-
-    Only letters/digits of words count (intra-word `_`, `-`, `'` joiners too);
-    whitespace and markdown punctuation (`#`, `*`, `` ` ``, `>`, `-` bullets)
-    do not, so '# Fix\\n' (3 chars) is thin.
-    """
-    return sum(len(w) for w in _WORD.findall(instruction)) < min_chars
+def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
+                     synthesizer: Synthesizer | None = None) -> Instruction:
+    """The instruction for a change described by ``title``/``body``; ``ctx`` says what must not leak, ``symbols``
+    are the public names the gold patch touches (shown to the model only)."""
+    deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths)
+    synthesis = None
+    fired: list[str] = []
+    if synthesizer is not None:
+        text, synthesis, fired = _synthesize(deterministic, symbols, ctx, synthesizer)
+        if text is not None:
+            action = "none" if synthesis.outcome == "used" else "reasked"
+            record = LeakAuditRecord(source="synthesized", rules_fired=[r for r in RULES if r in fired], action=action)
+            return Instruction(text, "synthesized", record, synthesis)
+    findings = audit(deterministic, ctx)
+    text = remove_findings(deterministic, findings) if findings else deterministic
+    fired += [r for r in rules_fired(findings) if r not in fired]
+    action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
+    record = LeakAuditRecord(source="deterministic", rules_fired=[r for r in RULES if r in fired], action=action)
+    return Instruction(text, "deterministic", record, synthesis, too_thin=is_too_thin(text))

@@ -84,6 +84,28 @@ class CommitRuntimeTests(RuntimeTests):
     subject: str
 
 
+class LeakAuditRecord(_Table):
+    """``[metadata.repo2env.leak_audit]``: which text became instruction.md and what the audit did.
+    ``action``: ``none`` (clean), ``spans_removed`` (deterministic text lost the findings), ``reasked`` (the model
+    was asked once more), ``fell_back`` (the synthesized text was dropped for the deterministic one)."""
+
+    source: Literal["deterministic", "synthesized"]
+    rules_fired: list[str] = Field(default_factory=list)
+    action: Literal["none", "spans_removed", "reasked", "fell_back"] = "none"
+
+
+class SynthesisRecord(_Table):
+    """``[metadata.repo2env.synthesis]``: the model call(s) behind a synthesized instruction (or the attempt).
+    ``outcome``: used, used_after_reask, leaked_twice, too_thin, budget_reached, failed. Cost in USD."""
+
+    model: str
+    outcome: Literal["used", "used_after_reask", "leaked_twice", "too_thin", "budget_reached", "failed"]
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+
 class Repo2EnvMetadata(_Table):
     """``[metadata.repo2env]``. The pipeline's own table is the key named after the pipeline."""
 
@@ -102,6 +124,8 @@ class Repo2EnvMetadata(_Table):
     reward_calibration: RewardCalibration | None = None
     reproducibility: Reproducibility
     evaluation: Evaluation
+    leak_audit: LeakAuditRecord | None = None
+    synthesis: SynthesisRecord | None = None
     pr_runtime: PrRuntimeTests | None = None
     commit_runtime: CommitRuntimeTests | None = None
 

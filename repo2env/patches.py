@@ -7,9 +7,11 @@ binary hunks survive byte for byte.
 """
 
 import fnmatch
+import re
 from pathlib import PurePosixPath
 
 from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
 
 from . import gitrepo
 from .models import ChangeSplit
@@ -82,3 +84,32 @@ def split_change(repo_path, base: str, head: str) -> ChangeSplit:
         test_files_created=tuple(created), test_files_deleted=tuple(deleted), binary_test_files=tuple(binary_tests),
         gold_lines_added=added, gold_lines_removed=removed,
     )
+
+
+_DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)")  # public names only
+
+
+def touched_symbols(gold_patch: str, limit: int = 20) -> list[str]:
+    """Public function and class names the gold patch touches, as ``module.name`` (``pkg/mod.py`` -> ``pkg.mod``):
+    for each added or removed line, the nearest definition above it in the hunk, else the hunk's section header
+    (git's enclosing-definition guess). Private names (leading ``_``) are left out; at most ``limit``, in patch
+    order."""
+    found: list[str] = []
+    try:
+        files = PatchSet(gold_patch)
+    except UnidiffParseError:
+        return found
+    for patched in files:
+        if not patched.path.endswith(".py"):
+            continue
+        module = patched.path[:-3].replace("/", ".").removesuffix(".__init__")
+        for hunk in patched:
+            header = _DEF.match(hunk.section_header or "")
+            current = header.group(1) if header else None
+            for line in hunk:
+                m = _DEF.match(line.value)
+                if m:
+                    current = m.group(1)
+                if (line.is_added or line.is_removed) and current and f"{module}.{current}" not in found:
+                    found.append(f"{module}.{current}")
+    return found[:limit]

@@ -33,7 +33,8 @@ GROUP = "repo2env.pipelines"
 class GenerateOptions:
     """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
     ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
-    ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds."""
+    ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
+    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``)."""
 
     out: Path
     limit: int | None = None
@@ -51,16 +52,18 @@ class GenerateOptions:
     cache_dir: Path | None = None
     github_max_wait: float = 3600.0
     pr_filters: PrFilters = field(default_factory=PrFilters)
+    llm: Any = None
 
 
 @dataclass
 class BuildContext:
-    """What a pipeline's ``build`` may use: the Docker client, the options, and ``report(message)`` for
-    progress (the library never prints)."""
+    """What a pipeline's ``build`` may use: the Docker client, the options, ``report(message)`` for progress
+    (the library never prints), and the run's ``synthesis.Synthesizer`` when ``--llm`` was given (else None)."""
 
     client: docker.DockerClient
     options: GenerateOptions
     report: Callable[[str], None] = lambda message: None
+    synthesizer: Any = None
 
 
 @dataclass(frozen=True)

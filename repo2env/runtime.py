@@ -18,12 +18,14 @@ from .bundle import BundleStage
 from .controls import egress_hosts
 from .errors import BuildError, TestRunError
 from .hashing import content_hash
-from .instruction import build_instruction, is_too_thin
+from .instruction import make_instruction
+from .leak_audit import AuditContext, added_lines
+from .leak_strip import build_instruction, is_too_thin
 from .metadata import (Evaluation, Repo2EnvMetadata, Reproducibility, RewardCalibration, RuntimeTests,
                        difficulty_bucket)
 from .models import ChangeSplit, InstallRecipe, RepoRef, TestRun
 from .outcomes import EvaluationStatus, SkipReason
-from .patches import is_python_test_file
+from .patches import is_python_test_file, touched_symbols
 from .pipeline import BuildContext, Draft, Skip
 from .recipe import detect_recipe
 from .selection import select_tests
@@ -93,6 +95,13 @@ def _config_patch(spec: RuntimeSpec) -> str:
     return gitrepo.diff(spec.repo.path, spec.base_commit, spec.head_commit, paths)
 
 
+def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
+    """What the instruction must not leak: the grading tests, the hidden test files, the gold patch's lines."""
+    return AuditContext(test_ids=list(selection.fail_to_pass + selection.pass_to_pass),
+                        hidden_paths=list(spec.split.test_files), gold_added_lines=added_lines(spec.split.gold_patch),
+                        web_url=spec.repo.web_url)
+
+
 def _runs(ctx: BuildContext, image: str, stage: BundleStage, hosts: dict[str, str]) -> tuple[list[TestRun], list[TestRun]]:
     opts = ctx.options
     before, after = [], []
@@ -109,7 +118,7 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     """Build and stage one runtime task. Returns ``Skip`` with a reason for every expected failure
     (environment build, patch application, test runs, no FAIL_TO_PASS, thin instruction); engine errors raise."""
     hidden = list(spec.split.test_files)
-    if is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
+    if ctx.synthesizer is None and is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
     recipe = detect_recipe(spec.repo.path, spec.base_commit, ctx.options.env_config.for_repo(spec.repo.slug))
     try:
@@ -156,11 +165,13 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
-    graded = list(selection.fail_to_pass + selection.pass_to_pass)
-    instruction = build_instruction(spec.title, spec.body, test_ids=graded, hidden_paths=list(spec.split.test_files))
-    if is_too_thin(instruction):  # stripping the grading tests' names can leave too little
+    ctx.report("instruction")
+    made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=touched_symbols(
+        spec.split.gold_patch), synthesizer=ctx.synthesizer)
+    if made.too_thin:  # stripping the grading tests' names can leave too little
         stage.discard()
-        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once the grading tests' names are removed")
+        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed")
+    instruction = made.text
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))
@@ -172,6 +183,8 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     meta = Repo2EnvMetadata(
         pipeline=spec.pipeline, pipeline_version=spec.pipeline_version, repo=spec.repo.slug, ref=spec.base_commit,
         reference=spec.reference, built_at=datetime.now(UTC).replace(microsecond=0),
+        synthesis_llm=made.synthesis.model if made.source == "synthesized" else None,
+        leak_audit=made.leak_audit, synthesis=made.synthesis,
         reward_kinds=["test_execution"], spec_version=SPEC_VERSION, content_hash=content_hash(stage.root),
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),

@@ -126,3 +126,14 @@ def test_local_label_filter_needs_github(demo_repo, tmp_path, capsys):
     code, out = run_cli(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
                         "--label", "bug")
     assert code == 2 and "need a GitHub source" in out
+
+
+def test_commit_runtime_bad_range_and_option(demo_repo, tmp_path, capsys):
+    base = ["generate", "--pipeline", "commit_runtime", str(demo_repo), "--out", str(tmp_path / "o")]
+    code, out = run_cli(capsys, *base, "--branch", "main..nope")
+    assert code == 2 and "no range 'main..nope'" in out
+    code, out = run_cli(capsys, *base, "--branch", "main..main")
+    assert code == 2 and "main..main has no commits" in out
+    code, out = run_cli(capsys, *base, "--pipeline-opt", "colour=blue")
+    assert code == 2 and "--pipeline-opt colour: commit_runtime knows" in out
+    assert not (tmp_path / "o").exists()

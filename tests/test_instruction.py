@@ -1,169 +1,136 @@
-"""Tests for repo2env.instruction: the shared leak cases plus one test per rule."""
-from __future__ import annotations
-
-import json
-from pathlib import Path
+"""repo2env/instruction.py with repo2env/synthesis.py: the deterministic and synthesized paths, against a fake
+Messages API on 127.0.0.1 (tests/anthropic_server.py) through the real ``anthropic`` client."""
 
 import pytest
 
-from repo2env.instruction import build_instruction, is_too_thin, strip_leaks
+from repo2env.errors import InputError
+from repo2env.instruction import make_instruction
+from repo2env.leak_audit import AuditContext
+from repo2env.synthesis import LlmConfig, LlmRejected, Synthesizer, list_price
+from tests.anthropic_server import API_KEY, FakeAnthropic
+from tests.test_leak_strip import CASES, _function_names
 
-_SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "cases" / "leaks.jsonl"
-_LOCAL = Path(__file__).resolve().parent / "data" / "leaks.jsonl"
-CASES_FILE = _SHARED if _SHARED.is_file() else _LOCAL
-CASES = [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines()
-         if line.strip()]
+CTX = AuditContext(test_ids=["tests/test_retry.py::test_max_retries_respected"],
+                   hidden_paths=["tests/test_retry.py"],
+                   gold_added_lines=["        if attempt >= self.max_retries:", "            raise RetryLimitError(url)"])
+TITLE, BODY = "Respect max_retries in the HTTP client", "Client(max_retries=2) retries forever when the server answers 503."
 
 
-def _function_names(test_ids):
-    for tid in test_ids:
-        yield tid.split("::")[-1].split("[")[0]
+@pytest.fixture
+def fake_llm(monkeypatch):
+    server = FakeAnthropic().start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    yield server
+    server.stop()
+
+
+def synth(**kw) -> Synthesizer:
+    config = dict(provider="anthropic", model="claude-sonnet-4-6", timeout_sec=1.0, max_retries=2)
+    config.update(kw)
+    return Synthesizer.create(LlmConfig(**config))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_leak_case(case):
-    test_ids = case.get("test_ids", [])
-    out = build_instruction(case["title"], case["body"], test_ids=test_ids)
-    low = out.lower()
+@pytest.mark.parametrize("path", ["deterministic", "synthesized"])
+def test_every_shared_leak_case_on_both_paths(case, path, request):
+    synthesizer = None
+    if path == "synthesized":
+        server = request.getfixturevalue("fake_llm")
+        synthesizer = synth()
+    ctx = AuditContext(test_ids=case.get("test_ids", []))
+    made = make_instruction(case["title"], case["body"], ctx, synthesizer=synthesizer)
+    out = (made.text or "").lower()
     for s in case["must_drop"]:
-        assert s.lower() not in low, f"leaked {s!r} in:\n{out}"
+        assert s.lower() not in out, f"leaked {s!r}"
     for s in case["must_keep"]:
-        assert s.lower() in low, f"lost {s!r} in:\n{out}"
-    for name in _function_names(test_ids):
-        assert name.lower() not in low, f"grading test {name!r} in:\n{out}"
-    assert out.endswith("\n") and not out.endswith("\n\n") and "\r" not in out
+        assert s.lower() in out, f"lost {s!r}"
+    for name in _function_names(case.get("test_ids", [])):
+        assert name.lower() not in out
+    if path == "synthesized":  # a title-only case stays under the floor, synthesized or not
+        assert (made.source, made.synthesis.outcome) in (("synthesized", "used"), ("deterministic", "too_thin"))
+        assert made.too_thin == (made.synthesis.outcome == "too_thin") and len(server.requests) == 1
 
 
-def test_local_copy_matches_shared():
-    if not _SHARED.is_file():
-        pytest.skip("shared cases not present")
-    assert _LOCAL.read_bytes() == _SHARED.read_bytes()
+def test_model_sees_stripped_text_and_symbols_never_tests_or_patch(fake_llm):
+    made = make_instruction(TITLE, BODY + "\n\nFixes #12, see tests/test_retry.py", CTX,
+                            symbols=["client.http.Client"], synthesizer=synth())
+    sent = fake_llm.requests[0]["messages"][0]["content"]
+    assert "client.http.Client" in sent and "Client(max_retries=2) retries forever" in sent
+    assert "test_retry" not in sent and "#12" not in sent and "RetryLimitError" not in sent
+    assert "temperature" not in fake_llm.requests[0] and fake_llm.requests[0]["max_tokens"] == 1024
+    make_instruction(TITLE, BODY, CTX, synthesizer=synth(temperature=0.3, max_tokens=500))
+    assert fake_llm.requests[1]["temperature"] == 0.3 and fake_llm.requests[1]["max_tokens"] == 500
+    assert made.synthesis.model == "anthropic/claude-sonnet-4-6"
+    # 1200 input and 300 output tokens at the list price of claude-sonnet-4 ($3 / $15 per million)
+    assert made.synthesis.cost_usd == pytest.approx(1200 * 3 / 1e6 + 300 * 15 / 1e6)
+    assert list_price("anthropic", "claude-sonnet-4-6") == (3.0, 15.0)
 
 
-# --- one focused test per rule -------------------------------------------------
-
-def test_rule1_crlf_and_cr_normalised():
-    assert strip_leaks("a\r\nb\rc") == "a\nb\nc"
-
-
-def test_rule2_html_comments_removed_multiline():
-    text = "Keep me.\n<!-- template\nplease fill -->\nAnd me <!-- x --> too."
-    assert strip_leaks(text) == "Keep me.\n\nAnd me  too."
+@pytest.mark.parametrize("step", [("status", 429, "rate_limit_error"), ("status", 529, "overloaded_error"),
+                                  ("sleep", 1.6)], ids=["429", "529", "timeout"])
+def test_transient_failures_are_retried_by_the_sdk(fake_llm, step):
+    fake_llm.script.append(step)
+    made = make_instruction(TITLE, BODY, CTX, synthesizer=synth())
+    assert made.source == "synthesized" and made.synthesis.outcome == "used"
+    assert len(fake_llm.requests) == 2
 
 
-def test_rule3_trailers_and_horizontal_rules():
-    text = ("Body text.\n---\nSigned-off-by: A <a@x.org>\nco-authored-by: B <b@x.org>\n"
-            "Reviewed-by: C\nAcked-by: D\nTested-by: E\nReported-by: F\nChange-Id: I12ab\n***\nEnd.")
-    assert strip_leaks(text) == "Body text.\nEnd."
+def test_persistent_failure_falls_back_to_the_deterministic_text(fake_llm):
+    fake_llm.script += [("status", 529, "overloaded_error")] * 3
+    synthesizer = synth()
+    made = make_instruction(TITLE, BODY, CTX, synthesizer=synthesizer)
+    assert made.source == "deterministic" and made.synthesis.outcome == "failed"
+    assert made.leak_audit.action == "fell_back" and made.text == f"# {TITLE}\n\n{BODY}\n"
+    assert synthesizer.usage.failures == 1 and len(fake_llm.requests) == 3
 
 
-def test_rule4_heading_section_dropped_until_same_level():
-    text = ("## Summary\nReal change.\n## Test plan\nran stuff\n### Details\nmore\n"
-            "## Notes\nKept note.")
-    assert strip_leaks(text) == "## Summary\nReal change.\n## Notes\nKept note."
+def test_a_leaking_reply_is_reasked_once_with_the_finding(fake_llm):
+    fake_llm.script.append(("reply", "# Retries\n\nMake test_max_retries_respected pass."))
+    made = make_instruction(TITLE, BODY, CTX, synthesizer=synth())
+    assert made.synthesis.outcome == "used_after_reask" and made.synthesis.attempts == 2
+    assert made.leak_audit.action == "reasked" and made.leak_audit.rules_fired == ["test_name"]
+    second = fake_llm.requests[1]["messages"][0]["content"]
+    assert "Your previous answer leaked test_name 'test_max_retries_respected'" in second
+    assert "test_max_retries_respected" not in made.text
 
 
-@pytest.mark.parametrize("label", ["Test plan:", "Tests:", "**Testing**", "**How was this tested?**",
-                                   "How to test:", "Release notes:", "**PR checklist:**"])
-def test_rule4_label_sections(label):
-    text = f"Real text.\n\n{label}\nsecret step\n- item one\n\n- item two\n\nTail paragraph."
-    assert strip_leaks(text) == "Real text.\n\nTail paragraph."
+def test_leaking_twice_falls_back(fake_llm):
+    fake_llm.script += [("reply", "# R\n\nAdd `if attempt >= self.max_retries:` before the loop."),
+                        ("reply", "# R\n\nSee https://github.com/acme/client/pull/7 for the fix.")]
+    made = make_instruction(TITLE, BODY, CTX, synthesizer=synth())
+    assert made.source == "deterministic" and made.synthesis.outcome == "leaked_twice"
+    assert made.leak_audit.rules_fired == ["repo_url", "gold_overlap"] and made.leak_audit.action == "fell_back"
+    assert made.synthesis.input_tokens == 2400
 
 
-def test_rule4_task_list_lines_dropped_anywhere():
-    assert strip_leaks("Intro.\n- [ ] todo\n- [x] done\n- normal item") == "Intro.\n- normal item"
+def test_budget_stops_synthesis(fake_llm):
+    synthesizer = synth(budget_usd=0.001)  # one call costs $0.0081
+    first = make_instruction(TITLE, BODY, CTX, synthesizer=synthesizer)
+    second = make_instruction(TITLE, BODY, CTX, synthesizer=synthesizer)
+    assert first.source == "synthesized" and second.source == "deterministic"
+    assert second.synthesis.outcome == "budget_reached" and len(fake_llm.requests) == 1
+    assert synthesizer.usage.budget_stops == 1
+    assert synthesizer.usage.describe(0.001) == ("1 calls, 1200 input / 300 output tokens, $0.0081 of $0.00 "
+                                                 "budget, 1 left to the deterministic text (budget reached)")
 
 
-def test_rule4_heading_inside_code_fence_is_not_a_section():
-    text = "```sh\n# Tests\necho hi\n```"
-    assert strip_leaks(text) == text
+def test_a_refused_key_ends_the_run_and_a_missing_key_is_bad_input(fake_llm, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-wrong")
+    with pytest.raises(LlmRejected, match="refused the key \\(401\\)") as info:
+        make_instruction(TITLE, BODY, CTX, synthesizer=synth())
+    assert "sk-wrong" not in str(info.value)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(InputError, match="ANTHROPIC_API_KEY is not set"):
+        synth()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    with pytest.raises(InputError, match="no list price known for mystery-1"):
+        synth(model="mystery-1", budget_usd=1.0)
 
 
-def test_rule5_closing_keywords_removed_with_reference():
-    assert strip_leaks("Fixes #1\nCloses: #2\nresolved acme/x#3\nReal.") == "Real."
-    assert strip_leaks("This fixes #4, #5 and #6 in the parser.") == "This in the parser."
-    assert strip_leaks("Fix the parser.") == "Fix the parser."
-
-
-def test_rule6_references_removed():
-    assert strip_leaks("See #12 for context.\nReal text.") == "Real text."
-    assert strip_leaks("Bug (GH-7) in gh-8 and acme/tool#9 land.") == "Bug in and land."
-    assert strip_leaks("Colour &#123; stays, issue#4 stays.") == "Colour &#123; stays, issue#4 stays."
-
-
-def test_rule6_urls_removed_but_docs_urls_kept():
-    text = ("Context: https://github.com/o/r/pull/240#discussion_r11 and "
-            "https://gitlab.com/g/sub/p/-/merge_requests/3. Crash on load.\n"
-            "Spec: https://github.github.com/gfm/#tables-extension- applies.")
-    assert strip_leaks(text) == ("Crash on load.\n"
-                                 "Spec: https://github.github.com/gfm/#tables-extension- applies.")
-    assert strip_leaks("See https://www.github.com/o/r/compare/v1...v2. Go.") == "Go."
-
-
-def test_rule6_markdown_links_to_leaks_keep_their_text():
-    text = "The [retry bug](https://github.com/o/r/issues/5) hurts; read [docs](https://docs.x.org/a)."
-    assert strip_leaks(text) == "The retry bug hurts; read [docs](https://docs.x.org/a)."
-
-
-def test_rule7_commit_shas_removed():
-    assert strip_leaks("Broken since 9f8e7d6c5b4a, before a1b2c3d it worked.") == (
-        "Broken since, before it worked.")
-    # No digit, no letter, upper case, too short, or a CSS colour: kept.
-    keep = "deadbeef 1234567 ABCDEF12 a1b2c3 #a1b2c3d4 utf-8 +05:30:15 RFC 9557 503"
-    assert strip_leaks(keep) == keep
-
-
-def test_rule8_squash_suffix():
-    assert build_instruction("Allow trailing comma (#1187)", "") == "# Allow trailing comma\n"
-    assert strip_leaks("Merge things (#1, #2) now") == "Merge things now"
-
-
-def test_rule9_grading_tests_and_hidden_paths():
-    tid = "tests/test_retry.py::TestX::test_backoff_grows[a b]"
-    text = ("Backoff is constant.\nsee test_backoff_grows\nTestX covers it\n"
-            "edit tests/test_retry.py\nalso test_retry.py\nrun pytest -k backoff\n"
-            "or pytest tests/ -q\nhelper in src/_hidden.py\nTestXY is unrelated.")
-    out = strip_leaks(text, test_ids=[tid], hidden_paths=["src/_hidden.py"])
-    assert out == "Backoff is constant.\nTestXY is unrelated."
-
-
-def test_rule10_filler_sentence_dropped_else_tidied():
-    assert strip_leaks("Follow-up to #3 and GH-4. Parser is slow.") == "Parser is slow."
-    assert strip_leaks("Slow parser (see #3), again.") == "Slow parser, again."
-    assert strip_leaks("Reported in [this issue](https://github.com/o/r/issues/1). X breaks.") == (
-        "X breaks.")
-    assert strip_leaks("\n\nA.\n\n\n\nSee #1.\n\nB.\n\n") == "A.\n\nB."
-
-
-def test_keeps_everything_else_exactly():
-    text = "Grüße 😀 `a = {}` +05:30:15 RFC 9557 HTTP 503.  Two  spaces kept."
-    assert strip_leaks(text) == text
-
-
-# --- build_instruction / is_too_thin --------------------------------------------
-
-def test_build_instruction_shape():
-    out = build_instruction("Fix crash  \r\n(#9)", "Line one.  \r\n\r\n\r\nLine two.\r\nCloses #9\r\n")
-    assert out == "# Fix crash\n\nLine one.\n\nLine two.\n"
-    assert "\r" not in out and out.endswith("\n") and not out.endswith("\n\n")
-    assert all(line == line.rstrip() for line in out.split("\n"))
-
-
-def test_build_instruction_body_omitted_when_only_leaks():
-    assert build_instruction("Speed up parser", "Closes #4\n\n- [x] tests") == "# Speed up parser\n"
-    assert build_instruction("Fix #55", "") == "#\n"
-
-
-def test_is_too_thin():
-    assert is_too_thin("# Fix\n")
-    assert is_too_thin("## *** `a` ---\n")
-    assert not is_too_thin("# Fix crash\n\nParsing an empty inline table raised IndexError "
-                           "instead of returning an empty dict.\n")
-    assert not is_too_thin("x" * 40)
-    assert is_too_thin("x" * 39)
-
-
-def test_fenced_diff_blocks_are_the_fix_and_go():
-    body = "The parser drops the last row.\n\n```diff\n-    rows[:-1]\n+    rows\n```\n\nIt should keep every row."
-    assert strip_leaks(body) == "The parser drops the last row.\n\nIt should keep every row."
-    assert strip_leaks("```python\nx = 1\n```") == "```python\nx = 1\n```"
+def test_deterministic_findings_lose_their_span():
+    ctx = AuditContext(gold_added_lines=["    return round(100 * part / whole, ndigits=0)"])
+    made = make_instruction("Round percent() properly", "Today it truncates. The fix is "
+                            "return round(100 * part / whole, ndigits=0) in percent().", ctx)
+    assert made.leak_audit.action == "spans_removed" and made.leak_audit.rules_fired == ["gold_overlap"]
+    assert "ndigits" not in made.text and "Today it truncates." in made.text

@@ -83,3 +83,12 @@ def test_static_reasons(new_repo):
     assert static_skip_reason("Fix", many, max_source_files=2) is SkipReason.TOO_MANY_SOURCE_FILES
     assert static_skip_reason("Fix", many, max_source_files=3) is None
     assert static_skip_reason('Revert "Fix"', many, max_source_files=3) is SkipReason.REVERT_OR_RELEASE
+
+
+def test_touched_symbols_names_the_enclosing_public_definitions():
+    from repo2env.patches import touched_symbols
+
+    patch = ("--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -3,4 +3,6 @@ def add(a, b):\n \n \n def divide(a, b):\n"
+             "+    if b == 0:\n+        raise ValueError('cannot divide by zero')\n     return a / b\n"
+             "--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,1 +1,2 @@ def _private():\n x = 1\n+y = 2\n")
+    assert touched_symbols(patch) == ["calc.ops.divide"]
