@@ -11,11 +11,8 @@ from repo2env.models import PullRequest, RepoRef
 from repo2env.patches import split_change
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
 from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.sources import RepoSource, open_source
-
-
-EMPTY_HINT = ("a local clone's commits count as PRs when they are 'Merge pull request #N from …' merges or subjects "
-              "ending in '(#N)' on the first-parent history; check --branch, --since and --until")
+from repo2env.pr_plan import plan_pull_requests
+from repo2env.sources import RepoSource
 
 
 class PrRuntimePipeline:
@@ -30,11 +27,8 @@ class PrRuntimePipeline:
     def plan(self, source: str, options: GenerateOptions) -> Plan:
         """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
         at most ``options.limit``."""
-        self._source = open_source(source, branch=options.branch, github_url=options.github_url,
-                                      cache_dir=options.cache_dir, max_wait=options.github_max_wait)
-        prs = self._source.pull_requests(since=options.since, until=options.until, numbers=options.numbers,
-                                         limit=options.limit, filters=options.pr_filters)
-        return Plan(repo=self._source.repo, candidates=prs, empty_hint=EMPTY_HINT)
+        self._source, plan = plan_pull_requests(source, options)
+        return plan
 
     def candidate_key(self, candidate: PullRequest) -> str:
         return f"pr#{candidate.number}"

@@ -1,6 +1,7 @@
 """The ``repo2rlenv`` command line (click). The only place that prints or exits: library errors
 (``R2EError``) become one line on stderr and their exit code."""
 
+import json
 import logging
 import sys
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from .generate import Summary, generate
 from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
+from .scoring import score_task
 from .sources import PrFilters
 from .synthesis import LlmConfig, parse_llm
 
@@ -200,6 +202,24 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
                           highlight=False)
     if summary.errors:
         sys.exit(1)
+
+
+@cli.command("score")
+@click.option("--task", "task_dir", type=click.Path(path_type=Path), required=True,
+              help="A pr_diff task folder (its solution/patch.diff is the reference).")
+@click.option("--patch", "patch_file", type=click.Path(path_type=Path), required=True,
+              help="The candidate change as a unified diff.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reward details as JSON.")
+def score_cmd(task_dir, patch_file, as_json) -> None:
+    """Score a candidate patch against a pr_diff task, as its verifier would (no container needed)."""
+    reward, details = score_task(task_dir, patch_file)
+    if as_json:
+        click.echo(json.dumps(details, indent=1, sort_keys=True))
+        return
+    click.echo(f"reward {reward}")
+    for name, value in sorted(details["components"].items()):
+        click.echo(f"  {name:<13} {value:.4f}  (weight {details['weights_used'].get(name, 0):.3f})")
+    click.echo(f"  judge: {details['judge']}")
 
 
 @cli.command("pipelines")

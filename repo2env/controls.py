@@ -18,7 +18,7 @@ from .metadata import Evaluation
 from .models import ControlResult
 from .outcomes import EvaluationStatus, SkipReason
 
-CONTROLS = (("oracle", 1.0), ("nop", 0.0))
+CONTROLS = ("oracle", "nop")
 
 
 def egress_hosts(bundle: Path) -> dict[str, str]:
@@ -59,11 +59,13 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
 
 
 def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
-                 verifier_timeout_sec: float) -> list[ControlResult]:
-    """Build the bundle's environment and run every control in ``CONTROLS``."""
+                 verifier_timeout_sec: float, expected_nop: float = 0.0) -> list[ControlResult]:
+    """Build the bundle's environment and run the oracle (must score 1.0) and the nop (must score
+    ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one)."""
     image = environment_image(client, bundle / "environment", task_id)
-    return [run_control(client, bundle, image, name, expected, verifier_timeout_sec=verifier_timeout_sec)
-            for name, expected in CONTROLS]
+    expected = {"oracle": 1.0, "nop": expected_nop}
+    return [run_control(client, bundle, image, name, expected[name], verifier_timeout_sec=verifier_timeout_sec)
+            for name in CONTROLS]
 
 
 def evaluation_from(results: list[ControlResult], bundle_hash: str) -> tuple[Evaluation, SkipReason | None]:

@@ -34,3 +34,19 @@ def static_skip_reason(title: str, split: ChangeSplit, *, max_source_files: int)
     if split.binary_test_files:
         return SkipReason.BINARY_TEST_FILES
     return None
+
+
+def diff_skip_reason(title: str, split: ChangeSplit, *, max_files: int, min_changed_lines: int) -> SkipReason | None:
+    """pr_diff's static reasons, in order: revert/release, docs/CI only, tests only (``no_source_change``), more
+    files than ``max_files`` (tests included), fewer changed non-test lines than ``min_changed_lines``."""
+    if is_revert_or_release(title):
+        return SkipReason.REVERT_OR_RELEASE
+    if not split.source_files and not split.test_files:
+        return SkipReason.DOCS_CI_ONLY
+    if not split.source_files:
+        return SkipReason.NO_SOURCE_CHANGE
+    if len(split.source_files) + len(split.test_files) > max_files:
+        return SkipReason.TOO_MANY_FILES
+    if split.gold_lines_added + split.gold_lines_removed < min_changed_lines:
+        return SkipReason.DIFF_TOO_SMALL
+    return None

@@ -49,8 +49,10 @@ class RewardCalibration(_Table):
 
     changed_lines: int
     difficulty: Literal["easy", "medium", "hard"]
-    fail_to_pass_count: int
-    pass_to_pass_count: int
+    fail_to_pass_count: int | None = None
+    pass_to_pass_count: int | None = None
+    baseline_reward: float | None = Field(default=None, description="A graded reward's score for doing "
+                                          "nothing, measured by the nop control")
 
 
 class RuntimeTests(_Table):
@@ -106,6 +108,18 @@ class SynthesisRecord(_Table):
     cost_usd: float | None = None
 
 
+class PrDiffTable(_Table):
+    """``[metadata.repo2env.pr_diff]``: the PR, the reward's weights and whether a Harbor environment ships."""
+
+    base_commit: str
+    head_commit: str
+    pr_number: int
+    issue_numbers: list[int] = Field(default_factory=list)
+    changed_files: list[str]
+    weights: dict[str, float]
+    emit_harbor_env: bool = True
+
+
 class Repo2EnvMetadata(_Table):
     """``[metadata.repo2env]``. The pipeline's own table is the key named after the pipeline."""
 
@@ -122,12 +136,13 @@ class Repo2EnvMetadata(_Table):
     content_hash: str | None = None
     bundle_hash: str | None = None
     reward_calibration: RewardCalibration | None = None
-    reproducibility: Reproducibility
+    reproducibility: Reproducibility | None = Field(default=None, description="Absent for text-only bundles")
     evaluation: Evaluation
     leak_audit: LeakAuditRecord | None = None
     synthesis: SynthesisRecord | None = None
     pr_runtime: PrRuntimeTests | None = None
     commit_runtime: CommitRuntimeTests | None = None
+    pr_diff: PrDiffTable | None = None
 
 
 def difficulty_bucket(changed_lines: int, source_files: int) -> str:

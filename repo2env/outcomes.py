@@ -22,6 +22,8 @@ class SkipReason(StrEnum):
     NOT_A_FIX_TYPE = "not_a_fix_type"
     NO_FIX_SIGNAL = "no_fix_signal"
     NO_NEW_TEST_FUNCTIONS = "no_new_test_functions"
+    TOO_MANY_FILES = "too_many_files"
+    DIFF_TOO_SMALL = "diff_too_small"
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     ENV_BUILD_FAILED = "env_build_failed"
     TEST_RUN_FAILED = "test_run_failed"
@@ -46,6 +48,8 @@ SKIP_REASONS: dict[SkipReason, str] = {
                                "refactor)",
     SkipReason.NO_FIX_SIGNAL: "nothing says it fixes a bug: no fix type, closing trailer or fix word in the subject",
     SkipReason.NO_NEW_TEST_FUNCTIONS: "the test change adds or edits no test function",
+    SkipReason.TOO_MANY_FILES: "the diff touches more files than --max-source-files",
+    SkipReason.DIFF_TOO_SMALL: "the diff changes fewer lines than the pipeline's minimum (min_changed_lines)",
     SkipReason.PATCH_DOES_NOT_APPLY: "the test or reference patch does not `git apply --check` at the base commit",
     SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build",
     SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",

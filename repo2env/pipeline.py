@@ -77,12 +77,16 @@ class Skip:
 @dataclass
 class Draft:
     """A staged bundle ready for controls. ``test_seconds`` sums its generation-time container test runs;
-    ``verifier_timeout_sec`` bounds each control's test.sh."""
+    ``verifier_timeout_sec`` bounds each control's test.sh. ``expected_nop`` is the reward doing nothing must
+    score (0.0 for binary rewards; a graded reward's measured baseline). ``controls``: results the pipeline
+    computed itself (a bundle without an environment); None means the core runs them in Docker."""
 
     task_id: str
     stage: BundleStage
     verifier_timeout_sec: float
     test_seconds: float = 0.0
+    expected_nop: float = 0.0
+    controls: list | None = None
 
 
 @dataclass(frozen=True)

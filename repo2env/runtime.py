@@ -16,18 +16,17 @@ import docker.errors
 from . import SPEC_VERSION, gitrepo, images, templates, verifier
 from .bundle import BundleStage
 from .controls import egress_hosts
+from .environment import TaskImage, build_task_image, stage_environment
 from .errors import BuildError, TestRunError
 from .hashing import content_hash
 from .instruction import make_instruction
 from .leak_audit import AuditContext, added_lines
 from .leak_strip import build_instruction, is_too_thin
-from .metadata import (Evaluation, Repo2EnvMetadata, Reproducibility, RewardCalibration, RuntimeTests,
-                       difficulty_bucket)
-from .models import ChangeSplit, InstallRecipe, RepoRef, TestRun
+from .metadata import Evaluation, Repo2EnvMetadata, RewardCalibration, RuntimeTests, difficulty_bucket
+from .models import ChangeSplit, RepoRef, TestRun
 from .outcomes import EvaluationStatus, SkipReason
 from .patches import is_python_test_file, touched_symbols
 from .pipeline import BuildContext, Draft, Skip
-from .recipe import detect_recipe
 from .selection import select_tests
 from .task_toml import render_task_toml
 from .testrun import PatchDoesNotApply, run_tests
@@ -73,11 +72,8 @@ def _verifier_config(spec: RuntimeSpec, targets: list[str], has_config_patch: bo
             "remove_paths": sorted(spec.split.test_files_created), "run_targets": targets, "timeout_sec": timeout}
 
 
-def _stage_files(stage: BundleStage, spec: RuntimeSpec, image_ref: str, config: dict, config_patch: str) -> None:
-    stage.write_text("environment/Dockerfile", templates.render(
-        "environment.Dockerfile", image_ref=image_ref, base_commit=spec.base_commit))
-    stage.write_text("environment/scrub_history.sh", templates.read("scrub_history.sh"), executable=True)
-    stage.write_text("environment/docker-compose.yaml", templates.read("docker-compose.yaml"))
+def _stage_files(stage: BundleStage, spec: RuntimeSpec, image: TaskImage, config: dict, config_patch: str) -> None:
+    stage_environment(stage, image, spec.base_commit)
     stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
     stage.write_text("tests/test.sh", templates.read("test.sh"), executable=True)
@@ -120,28 +116,22 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     hidden = list(spec.split.test_files)
     if ctx.synthesizer is None and is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
-    recipe = detect_recipe(spec.repo.path, spec.base_commit, ctx.options.env_config.for_repo(spec.repo.slug))
-    try:
-        ctx.report("bootstrap image")
-        bootstrap = images.bootstrap_image(ctx.client, spec.repo, recipe)
-        ctx.report(f"task image at {spec.base_commit[:12]}")
-        image_ref, build_seconds = images.task_image(ctx.client, spec.repo, spec.base_commit, recipe, bootstrap)
-    except BuildError as exc:
-        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+    image = build_task_image(ctx, spec.repo, spec.base_commit)
+    if isinstance(image, Skip):
+        return image
     stage = BundleStage(ctx.options.out, spec.task_id)
     try:
-        return _build_staged(spec, ctx, stage, recipe, bootstrap, image_ref, build_seconds)
+        return _build_staged(spec, ctx, stage, image)
     except BaseException:
         stage.discard()
         raise
 
 
-def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, recipe: InstallRecipe, bootstrap: str,
-                  image_ref: str, build_seconds: float) -> Draft | Skip:
+def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, image: TaskImage) -> Draft | Skip:
     targets = run_targets(spec.split, ctx.options.whole_suite)
     config_patch = _config_patch(spec)
     config = _verifier_config(spec, targets, bool(config_patch), RUN_TIMEOUT_SEC)
-    _stage_files(stage, spec, image_ref, config, config_patch)
+    _stage_files(stage, spec, image, config, config_patch)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
         before, after = _runs(ctx, env_image, stage, egress_hosts(stage.root))
@@ -189,9 +179,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=Reproducibility(image_ref=image_ref, python=recipe.python, bootstrap_image=bootstrap,
-                                        install_source=recipe.source, install_commands=list(recipe.commands),
-                                        exclude_newer=recipe.exclude_newer),
+        reproducibility=image.reproducibility(),
         evaluation=Evaluation(status=EvaluationStatus.UNVERIFIED, stage="generation",
                               reason_codes=["validation_not_run"]),
         **{spec.pipeline: tests_meta.model_dump()})
@@ -199,6 +187,6 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, reci
     stage.write_text("task.toml", render_task_toml(
         task_id=spec.task_id, description=title_line, keywords=[spec.repo.slug.split("/")[-1], spec.pipeline],
         difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
-        verifier_timeout_sec=verifier_timeout, build_timeout_sec=float(max(600, math.ceil(2 * build_seconds)))))
+        verifier_timeout_sec=verifier_timeout, build_timeout_sec=float(max(600, math.ceil(2 * image.build_seconds)))))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
                  test_seconds=sum(r.seconds for r in before + after))

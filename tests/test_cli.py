@@ -137,3 +137,16 @@ def test_commit_runtime_bad_range_and_option(demo_repo, tmp_path, capsys):
     code, out = run_cli(capsys, *base, "--pipeline-opt", "colour=blue")
     assert code == 2 and "--pipeline-opt colour: commit_runtime knows" in out
     assert not (tmp_path / "o").exists()
+
+
+def test_pr_diff_options_and_score_errors(demo_repo, tmp_path, capsys):
+    base = ["generate", "--pipeline", "pr_diff", str(demo_repo), "--out", str(tmp_path / "o")]
+    code, out = run_cli(capsys, *base, "--pipeline-opt", "weights=file_f1:x")
+    assert code == 2 and "expected name:weight pairs" in out
+    code, out = run_cli(capsys, *base, "--pipeline-opt", "weights=judge:1")
+    assert code == 2 and "at least one deterministic component" in out
+    code, out = run_cli(capsys, *base, "--pipeline-opt", "emit_harbor_env=maybe")
+    assert code == 2 and "expected true or false" in out
+    assert not (tmp_path / "o").exists()
+    code, out = run_cli(capsys, "score", "--task", str(tmp_path), "--patch", str(tmp_path / "none.diff"))
+    assert code == 2 and "no task.toml" in out

@@ -1,0 +1,17 @@
+"""Planning merged pull requests, for every pipeline whose candidates are PRs (pr_runtime, pr_diff)."""
+
+from .pipeline import GenerateOptions, Plan
+from .sources import RepoSource, open_source
+
+EMPTY_HINT = ("a local clone's commits count as PRs when they are 'Merge pull request #N from …' merges or subjects "
+              "ending in '(#N)' on the first-parent history; check --branch, --since and --until")
+
+
+def plan_pull_requests(source: str, options: GenerateOptions) -> tuple[RepoSource, Plan]:
+    """Open ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL) and list its merged PRs,
+    newest first, at most ``options.limit``. Returns the source (for problem statements) and the plan."""
+    repo_source = open_source(source, branch=options.branch, github_url=options.github_url,
+                              cache_dir=options.cache_dir, max_wait=options.github_max_wait)
+    prs = repo_source.pull_requests(since=options.since, until=options.until, numbers=options.numbers,
+                                    limit=options.limit, filters=options.pr_filters)
+    return repo_source, Plan(repo=repo_source.repo, candidates=prs, empty_hint=EMPTY_HINT)
