@@ -50,26 +50,33 @@ def tar_directory(src: Path, arcname: str) -> bytes:
     return buf.getvalue()
 
 
+# A runaway test suite must not take the machine down: the same memory a bundle asks Harbor for
+# (task.toml [environment] memory_mb).
+MEMORY_MB = 4096
+
+
 class TaskContainer:
     """A running container of ``image``; use as a context manager.
 
-    ``extra_hosts`` maps host names to addresses (the egress guard). Errors from the engine propagate as
-    ``docker.errors.DockerException``.
+    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included).
+    Errors from the engine propagate as ``docker.errors.DockerException``.
     """
 
     def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
-                 workdir: str = "/workspace"):
+                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB):
         self.client = client
         self.image = image
         self.extra_hosts = extra_hosts or {}
         self.workdir = workdir
+        self.memory_mb = memory_mb
         self.container = None
 
     def __enter__(self) -> "TaskContainer":
         # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
         self.container = self.client.containers.create(
             self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
-            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL")
+            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
+            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m")
         self.container.start()
         return self
 

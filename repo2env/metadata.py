@@ -120,6 +120,26 @@ class PrDiffTable(_Table):
     emit_harbor_env: bool = True
 
 
+class EquivalenceTable(_Table):
+    """``[metadata.repo2env.equivalence_tests]``: the function, where it lives, how its cases were made and how
+    strong they are (share of simple mutants of the reference that the cases detect)."""
+
+    function: str
+    module: str
+    source_path: str
+    lines: list[int]
+    arg_names: list[str]
+    test_file: str
+    input_strategy: dict[str, int] = Field(description="cases per source: observed, hypothesis, edge")
+    cases: int
+    raising_cases: int
+    mutants_total: int
+    mutants_killed: int
+    mutant_kill_rate: float
+    reference_mode: Literal["visible", "hidden"]
+    seed: int
+
+
 class Repo2EnvMetadata(_Table):
     """``[metadata.repo2env]``. The pipeline's own table is the key named after the pipeline."""
 
@@ -143,6 +163,7 @@ class Repo2EnvMetadata(_Table):
     pr_runtime: PrRuntimeTests | None = None
     commit_runtime: CommitRuntimeTests | None = None
     pr_diff: PrDiffTable | None = None
+    equivalence_tests: EquivalenceTable | None = None
 
 
 def difficulty_bucket(changed_lines: int, source_files: int) -> str:

@@ -23,6 +23,12 @@ class SkipReason(StrEnum):
     NO_FIX_SIGNAL = "no_fix_signal"
     NO_NEW_TEST_FUNCTIONS = "no_new_test_functions"
     TOO_MANY_FILES = "too_many_files"
+    NONDETERMINISTIC = "nondeterministic"
+    TOO_FEW_CASES = "too_few_cases"
+    STUB_PASSES = "stub_passes"
+    DELEGATION_PASSES = "delegation_passes"
+    REFERENCE_FAILS = "reference_fails"
+    WEAK_TESTS = "weak_tests"
     DIFF_TOO_SMALL = "diff_too_small"
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     ENV_BUILD_FAILED = "env_build_failed"
@@ -48,6 +54,12 @@ SKIP_REASONS: dict[SkipReason, str] = {
                                "refactor)",
     SkipReason.NO_FIX_SIGNAL: "nothing says it fixes a bug: no fix type, closing trailer or fix word in the subject",
     SkipReason.NO_NEW_TEST_FUNCTIONS: "the test change adds or edits no test function",
+    SkipReason.NONDETERMINISTIC: "the function gave different outcomes for the same inputs on two runs",
+    SkipReason.TOO_FEW_CASES: "fewer comparable inputs than min_cases could be generated",
+    SkipReason.STUB_PASSES: "the NotImplementedError stub already agrees with the reference on every input",
+    SkipReason.DELEGATION_PASSES: "a stub that calls the original still passed (the block did not hold)",
+    SkipReason.REFERENCE_FAILS: "the reference copy did not agree with itself on every run",
+    SkipReason.WEAK_TESTS: "the inputs detect fewer mutants of the reference than min_kill_rate",
     SkipReason.TOO_MANY_FILES: "the diff touches more files than --max-source-files",
     SkipReason.DIFF_TOO_SMALL: "the diff changes fewer lines than the pipeline's minimum (min_changed_lines)",
     SkipReason.PATCH_DOES_NOT_APPLY: "the test or reference patch does not `git apply --check` at the base commit",

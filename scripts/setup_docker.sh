@@ -38,7 +38,8 @@ ensure_engine() {
   fi
   if ! pgrep -x dockerd >/dev/null 2>&1; then
     log "starting dockerd (log: /var/log/dockerd.log)"
-    as_root bash -c 'nohup dockerd >/var/log/dockerd.log 2>&1 &'
+    # setsid: the engine must outlive the shell that started it
+    as_root bash -c 'setsid nohup dockerd >/var/log/dockerd.log 2>&1 < /dev/null &'
   fi
   for _ in $(seq 1 60); do
     if engine_answers; then log "docker engine answers"; return; fi
