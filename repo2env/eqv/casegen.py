@@ -60,8 +60,33 @@ def _trace(func, test_files, workspace, limit=200):
     return cases
 
 
+NAME_TYPES = (("text", str), ("string", str), ("str", str), ("name", str), ("word", str), ("line", str),
+              ("path", str), ("url", str), ("prefix", str), ("suffix", str), ("sep", str), ("char", str),
+              ("count", int), ("num", int), ("size", int), ("index", int), ("width", int), ("length", int),
+              ("limit", int), ("items", list), ("values", list), ("seq", list), ("iterable", list), ("lst", list),
+              ("src", list), ("mapping", dict), ("flag", bool))
+
+
+def _guess(name, default):
+    """A type for an argument without hint or observed value: its default's type, else its name's."""
+    if default is not None and type(default) in EDGE:
+        return type(default)
+    lowered = name.lower()
+    if lowered in ("s", "t"):
+        return str
+    if lowered in ("n", "i", "k", "x", "y"):
+        return int
+    for part, kind in NAME_TYPES:
+        if part in lowered:
+            return kind
+    return None
+
+
 def _arg_types(func, observed):
-    names = func.__code__.co_varnames[:func.__code__.co_argcount]
+    """Per positional argument: its type hint, else the most common observed type, else a guess."""
+    code = func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    defaults = dict(zip(names[len(names) - len(func.__defaults__ or ()):], func.__defaults__ or ()))
     try:
         hints = typing.get_type_hints(func)
     except Exception:
@@ -69,7 +94,7 @@ def _arg_types(func, observed):
     types = []
     for i, name in enumerate(names):
         seen = [type(harness.decode(c["args"][i])) for c in observed if i < len(c["args"])]
-        types.append(hints.get(name) or (max(set(seen), key=seen.count) if seen else None))
+        types.append(hints.get(name) or (max(set(seen), key=seen.count) if seen else _guess(name, defaults.get(name))))
     return names, types
 
 
