@@ -19,7 +19,7 @@ from repo2env.gitrepo import open_repo
 from repo2env.metadata import CommitRuntimeTests
 from repo2env.models import CommitCandidate, RepoRef
 from repo2env.patches import split_change
-from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
+from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip, reject_pr_filters
 from repo2env.runtime import RuntimeSpec, build_runtime_task
 from repo2env.sources import RepoSource, open_source
 from repo2env.sources.commits import list_commits
@@ -63,6 +63,7 @@ class CommitRuntimePipeline:
         first, within --since/--until; ``--limit`` caps the candidates examined."""
         if options.numbers:
             raise InputError("--pr: commit_runtime mines plain commits; use --branch A..B or --since/--until")
+        reject_pr_filters(options, self.name)
         self._filters, all_parents = filter_config(options.pipeline_opts)
         rev = options.branch
         branch = None if rev is None or ".." in rev else rev

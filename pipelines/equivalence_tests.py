@@ -27,7 +27,7 @@ from repo2env.hashing import content_hash
 from repo2env.metadata import EquivalenceTable, Evaluation, Repo2EnvMetadata, RewardCalibration, difficulty_bucket
 from repo2env.models import RepoRef
 from repo2env.outcomes import EvaluationStatus, SkipReason
-from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
+from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip, reject_pr_filters
 from repo2env.sources import open_source
 from repo2env.task_toml import render_task_toml
 
@@ -68,6 +68,7 @@ class EquivalenceTestsPipeline:
     def plan(self, source: str, options: GenerateOptions) -> Plan:
         """Candidate functions at the tip of ``--branch`` (default HEAD), in seeded order, at most ``--limit``."""
         self._opts = parse_options(options.pipeline_opts)
+        reject_pr_filters(options, self.name)
         if options.numbers or options.since or options.until:
             raise InputError("--pr/--since/--until: equivalence_tests mines functions at one commit; use --branch")
         repo = open_source(source, branch=options.branch, github_url=options.github_url,

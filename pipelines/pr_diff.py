@@ -12,7 +12,6 @@ all-or-nothing similarity).
 """
 
 import json
-import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from repo2env.outcomes import EvaluationStatus, SkipReason
 from repo2env.patches import split_change, touched_symbols
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
 from repo2env.pr_plan import plan_pull_requests
+from repo2env.runtime import stable_timeout
 from repo2env.sources import RepoSource
 from repo2env.task_toml import render_task_toml
 
@@ -146,7 +146,7 @@ class PrDiffPipeline:
             pr_diff=PrDiffTable(base_commit=pr.base_commit, head_commit=pr.head_commit, pr_number=pr.number,
                                 issue_numbers=list(issue_numbers), changed_files=files, weights=self._weights,
                                 emit_harbor_env=image is not None))
-        build_timeout = float(max(600, math.ceil(2 * image.build_seconds))) if image is not None else 600.0
+        build_timeout = stable_timeout(2 * image.build_seconds, floor=600) if image is not None else 600.0
         stage.write_text("task.toml", render_task_toml(
             task_id=task_id, description=made.text.splitlines()[0].lstrip("# ").strip(),
             keywords=[repo.slug.split("/")[-1], self.name], difficulty=difficulty, meta=meta,

@@ -5,6 +5,7 @@ Stages: list merged PRs (local clone or GitHub) -> split the PR diff -> static f
 oracle/nop controls and publishes.
 """
 
+from repo2env.errors import InputError
 from repo2env.filters import static_skip_reason
 from repo2env.metadata import PrRuntimeTests
 from repo2env.models import PullRequest, RepoRef
@@ -27,6 +28,9 @@ class PrRuntimePipeline:
     def plan(self, source: str, options: GenerateOptions) -> Plan:
         """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
         at most ``options.limit``."""
+        if options.pipeline_opts:
+            name = sorted(options.pipeline_opts)[0]
+            raise InputError(f"--pipeline-opt {name}: pr_runtime takes no pipeline options")
         self._source, plan = plan_pull_requests(source, options)
         return plan
 

@@ -22,6 +22,8 @@ from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
 from .scoring import score_task
+from .validate import static_report, validate_run, validate_static
+from .containers import docker_client
 from .sources import PrFilters
 from .synthesis import LlmConfig, parse_llm
 
@@ -74,6 +76,13 @@ def _parse_opts(pairs: tuple[str, ...]) -> dict[str, str]:
             raise InputError(f"--pipeline-opt {pair}: expected KEY=VALUE")
         opts[key] = value
     return opts
+
+
+def _cache_dir(path: str | None) -> Path | None:
+    try:
+        return Path(path).expanduser().resolve() if path is not None else None
+    except RuntimeError:
+        raise InputError(f"--cache-dir {path}: cannot expand '~' (unknown user); pass an absolute path") from None
 
 
 def _llm_config(llm, budget, temperature, max_tokens, timeout, retries, price) -> LlmConfig | None:
@@ -152,7 +161,7 @@ def _show_library_log() -> None:
 @click.option("--env-config", type=click.Path(path_type=Path), help="TOML file of per-repository environment overrides.")
 @click.option("--pipeline-opt", "pipeline_opts", multiple=True, help="KEY=VALUE passed to the pipeline.")
 @click.option("--github-url", help="API root of a GitHub Enterprise server, e.g. https://ghe.example.com/api/v3.")
-@click.option("--cache-dir", type=click.Path(path_type=Path),
+@click.option("--cache-dir",
               help="Clones and the GitHub API cache (default: $R2E_CACHE_DIR or ~/.cache/repo2rlenv).")
 @click.option("--include-drafts", is_flag=True, help="GitHub: keep draft PRs.")
 @click.option("--include-bots", is_flag=True, help="GitHub: keep PRs by bot accounts (e.g. dependabot[bot]).")
@@ -177,6 +186,10 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
     (token from GITHUB_TOKEN, GH_TOKEN or `gh auth token`; public repositories also work without one)."""
+    if any(not label.strip() for label in labels + exclude_labels):
+        raise InputError("--label/--exclude-label: a label name cannot be empty")
+    if cache_dir is not None and not cache_dir.strip():
+        raise InputError("--cache-dir: empty path; pass a folder for clones and the API cache")
     since_at, until_at = _parse_date(since, "--since"), _parse_date(until, "--until", end_of_day=True)
     if since_at and until_at and since_at > until_at:
         raise InputError(f"--since {since} is after --until {until}; swap them")
@@ -185,7 +198,7 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
         numbers=tuple(prs), branch=branch, max_source_files=max_source_files, runs_before=runs_before,
         runs_after=runs_after, whole_suite=whole_suite, env_config=load_env_config(env_config),
         pipeline_opts=_parse_opts(pipeline_opts), github_url=github_url,
-        cache_dir=cache_dir.expanduser().resolve() if cache_dir else None, github_max_wait=max_rate_wait,
+        cache_dir=_cache_dir(cache_dir), github_max_wait=max_rate_wait,
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
                              exclude_labels=tuple(exclude_labels)),
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price))
@@ -220,6 +233,59 @@ def score_cmd(task_dir, patch_file, as_json) -> None:
     for name, value in sorted(details["components"].items()):
         click.echo(f"  {name:<13} {value:.4f}  (weight {details['weights_used'].get(name, 0):.3f})")
     click.echo(f"  judge: {details['judge']}")
+
+
+@cli.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--run", "run_controls", is_flag=True, help="Also run the oracle and nop controls in Docker.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
+@click.option("--out", type=click.Path(path_type=Path), help="With --run: write labelled copies here.")
+@click.option("--in-place", is_flag=True, help="With --run: write the label into the tasks themselves.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+def validate_cmd(path, run_controls, jobs, out, in_place, as_json) -> None:
+    """Check every Harbor task at or below PATH (static checks; with --run also the controls)."""
+    if out is not None and in_place:
+        raise InputError("--out and --in-place: choose one place for the labels")
+    if (out is not None or in_place) and not run_controls:
+        raise InputError("--out/--in-place write the label of --run; add --run")
+    reports = validate_static(path)
+    if run_controls:
+        client = docker_client()
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+        validate_run(client, reports, jobs=jobs, out=out, in_place=in_place)
+    if as_json:
+        click.echo(json.dumps([r.as_dict() for r in reports], indent=1))
+    else:
+        for report in reports:
+            mark = "ok  " if report.ok else "FAIL"
+            click.echo(f"{mark} {report.path}" + (f"  [{report.status}]" if report.status else ""))
+            for finding in report.findings:
+                click.echo(f"     {finding.level}: {finding.check}: {finding.message}")
+        bad = sum(not r.ok for r in reports)
+        click.echo(f"{len(reports)} tasks, {bad} with errors")
+    if any(not r.ok for r in reports):
+        sys.exit(1)
+
+
+@cli.command("hash")
+@click.argument("task_dir", type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Compare with the recorded bundle_hash (exit 1 when it differs).")
+def hash_cmd(task_dir, check) -> None:
+    """Print the bundle hash of TASK_DIR (specs/bundle-spec.md, "Hashes")."""
+    if not (task_dir / "task.toml").is_file():
+        raise InputError(f"{task_dir}: no task.toml; pass a task folder")
+    report = static_report(task_dir)
+    if report.bundle_hash is None:
+        raise InputError(report.findings[-1].message)
+    click.echo(f"{report.bundle_hash}  {task_dir}")
+    if check:
+        if report.recorded_hash is None:
+            raise InputError(f"{task_dir}: task.toml records no bundle_hash to check against")
+        if report.recorded_hash != report.bundle_hash:
+            err_console.print(f"[red]error:[/red] {escape(str(task_dir))}: bundle hash differs from the recorded "
+                              f"{report.recorded_hash}", highlight=False, soft_wrap=True)
+            sys.exit(1)
 
 
 @cli.command("pipelines")

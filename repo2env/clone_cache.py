@@ -16,15 +16,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import gitrepo
-from .errors import GitError
+from .errors import GitError, InputError
 
 
 def default_cache_dir() -> Path:
-    """``$R2E_CACHE_DIR``, else ``$XDG_CACHE_HOME/repo2rlenv``, else ``~/.cache/repo2rlenv``."""
-    if os.environ.get("R2E_CACHE_DIR"):
-        return Path(os.environ["R2E_CACHE_DIR"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "repo2rlenv"
+    """``$R2E_CACHE_DIR``, else ``$XDG_CACHE_HOME/repo2rlenv``, else ``~/.cache/repo2rlenv``, made absolute.
+    Raises ``InputError`` when the home directory cannot be determined."""
+    try:
+        if os.environ.get("R2E_CACHE_DIR"):
+            return Path(os.environ["R2E_CACHE_DIR"]).expanduser().resolve()
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return (Path(base).expanduser() / "repo2rlenv").resolve()
+    except RuntimeError:
+        raise InputError("cannot find a home directory for the cache; pass --cache-dir or set R2E_CACHE_DIR") from None
 
 
 def clone_path(cache_dir: Path, host: str, owner: str, name: str) -> Path:
@@ -64,19 +68,41 @@ def update_clone(url: str, dest: Path, branch: str, *, token: str | None = None,
     """Make ``dest`` a bare clone of ``url`` whose ``refs/heads/<branch>`` matches the remote. Clones on first use,
     fetches afterwards. Returns ``dest``. Raises ``GitError`` (token redacted) when git fails."""
     with _locked(dest):
-        if not (dest / "HEAD").is_file():
-            tmp = dest.parent / (dest.name + ".partial")
-            if tmp.exists():
-                shutil.rmtree(tmp)
-            report(f"cloning {url}")
-            _git(dest.parent, url, token, "clone", "--bare", "--quiet", "--no-tags", url, str(tmp))
-            tmp.rename(dest)
-        else:
-            report(f"fetching {url}")
-            _git(dest, url, token, "remote", "set-url", "origin", url)
-        _git(dest, url, token, "fetch", "--quiet", "--no-tags", "origin", f"+refs/heads/{branch}:refs/heads/{branch}")
+        for attempt in (1, 2):
+            if not (dest / "HEAD").is_file():
+                _clone(url, dest, token, report)
+            else:
+                report(f"fetching {url}")
+            try:
+                _git(dest, url, token, "remote", "set-url", "origin", url)
+                # every branch and tag: --branch may name another branch, or a range A..B between tags
+                _git(dest, url, token, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/heads/*",
+                     "+refs/tags/*:refs/tags/*")
+                break
+            except GitError as exc:
+                if attempt == 2 or _is_auth_error(exc):
+                    raise
+                report(f"the cached clone {dest} is damaged; cloning again")
+                shutil.rmtree(dest)
+        if not has_commit(dest, f"refs/heads/{branch}"):
+            raise GitError(f"couldn't find remote ref refs/heads/{branch}")
         _git(dest, url, token, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
     return dest
+
+
+def _is_auth_error(exc: GitError) -> bool:
+    return any(s in str(exc) for s in ("could not read Username", "Authentication failed", "403", "401"))
+
+
+def _clone(url: str, dest: Path, token: str | None, report: Callable[[str], None]) -> None:
+    """A fresh bare clone at ``dest``, made in a sibling and renamed into place."""
+    tmp = dest.parent / (dest.name + ".partial")
+    for leftover in (tmp, dest):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    report(f"cloning {url}")
+    _git(dest.parent, url, token, "clone", "--bare", "--quiet", "--no-tags", url, str(tmp))
+    tmp.rename(dest)
 
 
 def has_commit(path: Path, sha: str) -> bool:

@@ -68,8 +68,10 @@ def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
             for name in CONTROLS]
 
 
-def evaluation_from(results: list[ControlResult], bundle_hash: str) -> tuple[Evaluation, SkipReason | None]:
-    """The evaluation label for these control results, and the rejection reason when they failed."""
+def evaluation_from(results: list[ControlResult], bundle_hash: str,
+                    stage: str = "generation") -> tuple[Evaluation, SkipReason | None]:
+    """The evaluation label for these control results (measured at ``stage``: generation or validation), and
+    the rejection reason when they failed."""
     by_name = {r.name: r for r in results}
     reason = None
     if any(r.error for r in results):
@@ -80,7 +82,7 @@ def evaluation_from(results: list[ControlResult], bundle_hash: str) -> tuple[Eva
         reason = SkipReason.NOP_FAILED
     evaluation = Evaluation(
         status=EvaluationStatus.VERIFIED if reason is None else EvaluationStatus.FAILED_CONTROLS,
-        stage="generation", reason_codes=[] if reason is None else [reason.value],
+        stage=stage, reason_codes=[] if reason is None else [reason.value],
         subject_bundle_hash=bundle_hash, oracle_reward=by_name["oracle"].reward, nop_reward=by_name["nop"].reward,
         validated_at=datetime.now(UTC).replace(microsecond=0))
     return evaluation, reason

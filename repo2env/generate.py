@@ -6,6 +6,7 @@ the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a
 """
 
 import fcntl
+import os
 import shutil
 import time
 from collections import Counter
@@ -26,6 +27,7 @@ from .hashing import bundle_hash
 from .images import require_base_image
 from .models import LedgerEntry
 from .pipeline import BuildContext, Draft, GenerateOptions, Skip, load_pipeline
+from .sources import is_local
 from .synthesis import Synthesizer
 from .task_toml import set_labels
 
@@ -122,6 +124,24 @@ def _prepare_output(out: Path):
                          "directory") from None
 
 
+def _precheck_output(out: Path) -> None:
+    """Without creating anything: ``--out`` is (or can become) a writable folder no other run holds.
+    Raises ``InputError``."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        raise InputError(f"--out {out}: cannot write there ({existing} is not writable); choose a writable directory")
+    lock_file = out.parent / (out.name + ".lock")
+    if lock_file.exists():
+        with open(lock_file) as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
+                                 "another folder") from None
+
+
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
     """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
     ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
@@ -129,9 +149,15 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
+    client = None
+    if not is_local(source):  # listing a remote source can take long: fail on Docker or --out first
+        client = docker_client()
+        require_base_image(client)
+        _precheck_output(options.out)
     plan = pipeline.plan(source, options)
-    client = docker_client()
-    require_base_image(client)
+    if client is None:
+        client = docker_client()
+        require_base_image(client)
     lock = _prepare_output(options.out)
     try:
         remove_leftovers(client)

@@ -30,6 +30,7 @@ from github import Auth, Github, GithubRetry
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
 from .errors import FatalSourceError, InputError, R2EError
+from .gitrepo import docker_safe
 from .sources.github_spec import PUBLIC_API
 
 log = logging.getLogger("repo2env.github")
@@ -51,10 +52,23 @@ def web_host(api_url: str) -> str:
     return "github.com" if host == "api.github.com" else host
 
 
+def token_variables(host: str) -> tuple[str, ...]:
+    """The environment variables that hold a token for ``host``, as the GitHub CLI reads them: ``GH_TOKEN`` /
+    ``GITHUB_TOKEN`` for github.com, ``GH_ENTERPRISE_TOKEN`` / ``GITHUB_ENTERPRISE_TOKEN`` for any other host (so
+    a github.com token is never sent to another server)."""
+    if host == "github.com":
+        return ("GITHUB_TOKEN", "GH_TOKEN")
+    return ("GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN")
+
+
+def token_variable(host: str) -> str:
+    return token_variables(host)[0]
+
+
 def find_token(host: str = "github.com") -> str | None:
-    """The token to use for ``host``: ``GITHUB_TOKEN``, ``GH_TOKEN``, or ``gh auth token --hostname host``.
-    Returns None when there is none (anonymous access)."""
-    for name in ("GITHUB_TOKEN", "GH_TOKEN"):
+    """The token to use for ``host``: the first of ``token_variables(host)`` that is set, else
+    ``gh auth token --hostname host``. Returns None when there is none (anonymous access)."""
+    for name in token_variables(host):
         value = os.environ.get(name, "").strip()
         if value:
             return value
@@ -111,11 +125,22 @@ class _CountingAdapter(requests.adapters.HTTPAdapter):
         return response
 
 
+class WaitTooLong(Exception):
+    """A retry would wait longer than ``max_wait`` seconds (any cause: Retry-After, backoff, rate-limit reset)."""
+
+    def __init__(self, wait: float, status: int | None):
+        super().__init__(f"wait {wait:.0f} s")
+        self.wait, self.status = wait, status
+
+
 class _VisibleRetry(GithubRetry):
-    """``GithubRetry`` that says when it is about to sleep (rate-limit resets can take many minutes)."""
+    """``GithubRetry`` that says when it is about to sleep (rate-limit resets can take many minutes) and refuses
+    any wait longer than ``max_rate_limit_wait``, whatever asked for it."""
 
     def sleep(self, response=None):
         wait = (self.get_retry_after(response) if response is not None else None) or self.get_backoff_time()
+        if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
+            raise WaitTooLong(wait, response.status if response is not None else None)
         if wait >= 1:
             status = f"answered HTTP {response.status}" if response is not None else "could not be reached"
             until = datetime.now(UTC).timestamp() + wait
@@ -129,8 +154,10 @@ def _connection_classes(cache_file: Path | None, stats: ApiStats):
 
     def setup(conn) -> None:
         if cache_file is not None:
+            # Expired at once but kept with its validators: every use is a conditional request, and a failed
+            # one is an error, never a silent fallback to the stored answer.
             session = requests_cache.CachedSession(
-                str(cache_file), backend="sqlite", expire_after=3600, always_revalidate=True,
+                str(cache_file), backend="sqlite", expire_after=requests_cache.EXPIRE_IMMEDIATELY,
                 allowable_codes=(200,), stale_if_error=False)
         else:
             session = requests.Session()
@@ -177,19 +204,48 @@ def connect(api_url: str = PUBLIC_API, *, cache_dir: Path | None = None, token: 
     seconds before giving up with ``RateLimited``. The connection classes are PyGithub's, with the session swapped,
     installed through ``Requester.injectConnectionClasses`` (process-wide; one configuration per process).
     """
-    host = urlparse(api_url).hostname or "github.com"
+    parsed = urlparse(api_url)
     stats = ApiStats()
     cache_file = None
     if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        cache_file = cache_dir / f"api-{host}.sqlite"
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--cache-dir {cache_dir.parent.parent}: cannot write there ({exc.strerror}); choose "
+                             "a writable folder") from None
+        cache_file = cache_dir / f"api-{docker_safe(parsed.netloc)}.sqlite"
+        _check_cache(cache_file)
     Requester.injectConnectionClasses(*_connection_classes(cache_file, stats))
+    for name in ("github", "requests_cache"):  # their own log lines would bypass our one-line messages
+        logging.getLogger(name).addHandler(logging.NullHandler())
+        logging.getLogger(name).propagate = False
+    # Temporary server errors only: 501 (not implemented) and other 5xx answers will not change on retry.
     retry = _VisibleRetry(total=retries, connect=2, read=2, backoff_factor=1.0, max_rate_limit_wait=max_wait,
-                          status_forcelist=list(range(500, 600)) + [429])
+                          status_forcelist=[500, 502, 503, 504, 429])
     auth = Auth.Token(token) if token else None
     client = Github(auth=auth, base_url=api_url.rstrip("/"), retry=retry, per_page=100, timeout=30,
                     seconds_between_requests=seconds_between_requests)
     return GitHubApi(client=client, api_url=api_url.rstrip("/"), host=web_host(api_url), token=token, stats=stats)
+
+
+def _check_cache(cache_file: Path) -> None:
+    """A cache file that is not a SQLite database (a crash, a stray write) is moved aside: the cache is only a
+    cache, and a bad one must not break every later run."""
+    import sqlite3
+
+    if cache_file.is_dir():
+        raise InputError(f"{cache_file}: is a folder where the API cache belongs; remove it or pass another "
+                         "--cache-dir")
+    if not cache_file.exists():
+        return
+    try:
+        with sqlite3.connect(cache_file) as db:
+            db.execute("select name from sqlite_master").fetchall()
+    except sqlite3.DatabaseError:
+        aside = cache_file.with_suffix(".corrupt")
+        cache_file.replace(aside)
+        log.warning("the GitHub API cache %s was not a database; moved it to %s and started a new one",
+                    cache_file, aside.name)
 
 
 def _redact(text: str, token: str | None) -> str:
@@ -202,9 +258,16 @@ def translate(exc: Exception, what: str, api: GitHubApi) -> R2EError:
     401 -> ``InputError`` (bad token); 404 -> ``InputError`` (no such repository, or private without access);
     rate limit -> ``RateLimited``; anything else -> ``GitHubError``. The token never appears in the message.
     """
+    if isinstance(exc, WaitTooLong) or isinstance(getattr(exc, "__context__", None), WaitTooLong):
+        wait = exc if isinstance(exc, WaitTooLong) else exc.__context__
+        answer = f"HTTP {wait.status}" if wait.status else "a failed connection"
+        return RateLimited(f"{what}: GitHub answered {answer} and asked to wait {wait.wait:.0f} s, more than "
+                           "--max-rate-wait; run again later or raise --max-rate-wait")
     if isinstance(exc, github.BadCredentialsException):
-        return InputError(f"{what}: GitHub rejected the token (401 Bad credentials); check GITHUB_TOKEN "
-                          "(or unset it for anonymous access to public repositories)")
+        if not api.token:
+            return InputError(f"{what}: {api.host} requires a token (401); set {token_variable(api.host)}")
+        return InputError(f"{what}: GitHub rejected the token (401 Bad credentials); check "
+                          f"{token_variable(api.host)} (or unset it for anonymous access to public repositories)")
     if isinstance(exc, github.UnknownObjectException):
         hint = "check the name" if api.token else "check the name, or set GITHUB_TOKEN if it is private"
         return InputError(f"{what}: not found on {api.host} (404: no such repository, or private without "
@@ -214,13 +277,16 @@ def translate(exc: Exception, what: str, api: GitHubApi) -> R2EError:
         when = reset.get("X-RateLimit-Reset") or reset.get("x-ratelimit-reset")
         at = (datetime.fromtimestamp(int(when), UTC).strftime("%H:%M UTC") if when and str(when).isdigit()
               else "later")
-        hint = "run again after the reset" if api.token else "set GITHUB_TOKEN for a higher limit, or run again later"
+        hint = ("run again after the reset, or raise --max-rate-wait" if api.token else
+                f"set {token_variable(api.host)} for a higher limit, or run again later")
         return RateLimited(f"{what}: GitHub API rate limit exhausted (resets at {at}); {hint}")
     if isinstance(exc, github.GithubException):
         message = exc.data.get("message") if isinstance(exc.data, dict) else None
         return GitHubError(_redact(f"{what}: GitHub answered {exc.status}: {message or 'error'}", api.token))
     if isinstance(exc, requests.exceptions.RetryError):
-        return GitHubError(f"{what}: GitHub kept failing ({api.api_url}); retries exhausted, run again later")
+        reason = getattr(getattr(exc.args[0] if exc.args else None, "reason", None), "args", [""])
+        return GitHubError(f"{what}: GitHub kept failing ({api.api_url}: {str(reason[0])[:80] or 'retries'}); "
+                           "retries exhausted, run again later")
     if isinstance(exc, requests.exceptions.RequestException):
         return GitHubError(f"{what}: cannot reach the GitHub API at {api.api_url} ({type(exc).__name__}); "
                            "check the network or --github-url")

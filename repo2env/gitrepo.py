@@ -29,7 +29,7 @@ def source_path(spec: str) -> Path:
         spec = unquote(urlparse(spec).path)
     path = Path(spec).expanduser().resolve()
     if not path.exists():
-        raise InputError(f"{spec}: no such directory; pass the path of a git clone")
+        raise InputError(f"{spec}: no such directory; pass the path of a git clone (or org/repo for GitHub)")
     return path
 
 

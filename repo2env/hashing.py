@@ -2,8 +2,9 @@
 
 Both are ``sha256:<hex>``; the exact byte layout is in ``specs/bundle-spec.md`` so others can re-implement them.
 
-bundle_hash input, in order: the normalised configuration, i.e. ``task.toml`` parsed, without
-``metadata.repo2env.bundle_hash`` and ``metadata.repo2env.evaluation``, as JSON with sorted keys and
+bundle_hash input, in order: the normalised configuration, i.e. ``task.toml`` parsed, without the volatile
+fields (``metadata.repo2env.bundle_hash``, ``.evaluation``, ``.built_at``, and every ``run_seconds_before`` /
+``run_seconds_after`` in a table below ``metadata.repo2env``), as JSON with sorted keys and
 ``(",", ":")`` separators, then ``\\0``; then for every other regular file in path order (POSIX, relative,
 UTF-8 byte order): ``path \\0 mode \\0 sha256(bytes) \\n`` where mode is ``0755`` when any execute bit is set,
 else ``0644``. Symlinks and special files are refused.
@@ -39,12 +40,21 @@ def bundle_files(bundle: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.relative_to(bundle).as_posix().encode())
 
 
+VOLATILE = ("bundle_hash", "evaluation", "built_at")  # keys of [metadata.repo2env] outside the hash
+VOLATILE_TIMINGS = ("run_seconds_before", "run_seconds_after")  # keys of its sub-tables outside the hash
+
+
 def normalised_config(config: dict) -> bytes:
-    """The configuration without the hash and the evaluation label, as canonical JSON bytes."""
+    """The configuration without its volatile fields (the hash, the evaluation label, when and how fast it was
+    built), as canonical JSON bytes: two builds of the same bundle get the same hash."""
     cfg = json.loads(json.dumps(config, default=str))
     r2e = cfg.get("metadata", {}).get("repo2env", {})
-    r2e.pop("bundle_hash", None)
-    r2e.pop("evaluation", None)
+    for key in VOLATILE:
+        r2e.pop(key, None)
+    for table in r2e.values():
+        if isinstance(table, dict):
+            for key in VOLATILE_TIMINGS:
+                table.pop(key, None)
     return json.dumps(cfg, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 

@@ -21,7 +21,7 @@ import docker
 
 from .bundle import BundleStage
 from .config import EnvConfig
-from .errors import PipelineNotFound
+from .errors import InputError, PipelineNotFound
 from .models import RepoRef
 from .outcomes import SkipReason
 from .sources import PrFilters
@@ -120,6 +120,15 @@ class Pipeline(Protocol):
 
     def stats(self) -> str | None:
         """Optional: one line on what listing cost (e.g. GitHub API requests), printed in the summary."""
+
+
+def reject_pr_filters(options: GenerateOptions, pipeline: str) -> None:
+    """For pipelines whose candidates are not pull requests: ``--label``/``--exclude-label``/``--include-bots``/
+    ``--include-drafts`` would be silently ignored, so they are refused (``InputError``)."""
+    f = options.pr_filters
+    if f.labels or f.exclude_labels or f.include_bots or f.include_drafts:
+        raise InputError(f"--label/--exclude-label/--include-bots/--include-drafts select pull requests; {pipeline} "
+                         "does not mine pull requests")
 
 
 def available() -> list[str]:

@@ -1,10 +1,12 @@
 """Planning merged pull requests, for every pipeline whose candidates are PRs (pr_runtime, pr_diff)."""
 
 from .pipeline import GenerateOptions, Plan
-from .sources import RepoSource, open_source
+from .sources import LocalSource, RepoSource, open_source
 
 EMPTY_HINT = ("a local clone's commits count as PRs when they are 'Merge pull request #N from …' merges or subjects "
               "ending in '(#N)' on the first-parent history; check --branch, --since and --until")
+GITHUB_EMPTY_HINT = ("no merged pull request into that branch within --since/--until passed the listing filters (see "
+                     "'PRs left out'); check --branch, --label and --include-bots/--include-drafts")
 
 
 def plan_pull_requests(source: str, options: GenerateOptions) -> tuple[RepoSource, Plan]:
@@ -14,4 +16,5 @@ def plan_pull_requests(source: str, options: GenerateOptions) -> tuple[RepoSourc
                               cache_dir=options.cache_dir, max_wait=options.github_max_wait)
     prs = repo_source.pull_requests(since=options.since, until=options.until, numbers=options.numbers,
                                     limit=options.limit, filters=options.pr_filters)
-    return repo_source, Plan(repo=repo_source.repo, candidates=prs, empty_hint=EMPTY_HINT)
+    hint = EMPTY_HINT if isinstance(repo_source, LocalSource) else GITHUB_EMPTY_HINT
+    return repo_source, Plan(repo=repo_source.repo, candidates=prs, empty_hint=hint)

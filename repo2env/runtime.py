@@ -91,6 +91,12 @@ def _config_patch(spec: RuntimeSpec) -> str:
     return gitrepo.diff(spec.repo.path, spec.base_commit, spec.head_commit, paths)
 
 
+def stable_timeout(seconds: float, *, floor: int, step: int = 300) -> float:
+    """``seconds`` rounded up to a multiple of ``step``, at least ``floor``: a timeout derived from a measured
+    duration, coarse enough that two builds of the same task write the same number (and the same bundle hash)."""
+    return float(max(floor, math.ceil(seconds / step) * step))
+
+
 def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
     """What the instruction must not leak: the grading tests, the hidden test files, the gold patch's lines."""
     return AuditContext(test_ids=list(selection.fail_to_pass + selection.pass_to_pass),
@@ -150,7 +156,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
         return Skip(SkipReason.NO_FAIL_TO_PASS, f"{len(selection.pass_to_pass)} pass-to-pass, "
                                                 f"{len(selection.flaky)} flaky, 0 fail-to-pass")
     slowest = max(r.seconds for r in before + after)
-    verifier_timeout = float(max(120, math.ceil(3 * slowest) + 60))
+    verifier_timeout = stable_timeout(3 * slowest + 60, floor=300)
     config["timeout_sec"] = int(verifier_timeout) - 15
     stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
@@ -187,6 +193,6 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
     stage.write_text("task.toml", render_task_toml(
         task_id=spec.task_id, description=title_line, keywords=[spec.repo.slug.split("/")[-1], spec.pipeline],
         difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
-        verifier_timeout_sec=verifier_timeout, build_timeout_sec=float(max(600, math.ceil(2 * image.build_seconds)))))
+        verifier_timeout_sec=verifier_timeout, build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600)))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
                  test_seconds=sum(r.seconds for r in before + after))

@@ -57,6 +57,10 @@ def set_labels(bundle: Path, *, bundle_hash: str, evaluation: Evaluation) -> Non
     bundle hash, so writing them does not change it); everything else is kept byte for byte."""
     path = bundle / "task.toml"
     doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    if "metadata" not in doc:  # a task made elsewhere: the labels get their own table
+        doc["metadata"] = tomlkit.table()
+    if "repo2env" not in doc["metadata"]:
+        doc["metadata"]["repo2env"] = tomlkit.table()
     r2e = doc["metadata"]["repo2env"]
     r2e["bundle_hash"] = bundle_hash
     r2e["evaluation"] = _clean(evaluation.model_dump(mode="json"))

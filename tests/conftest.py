@@ -82,8 +82,8 @@ def fake_github(tmp_path, demo_repo):
 
     server = demo_server(demo_repo, tmp_path / "server").start()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("GITHUB_TOKEN", TOKEN)
-        mp.delenv("GH_TOKEN", raising=False)
+        mp.setenv("GH_ENTERPRISE_TOKEN", TOKEN)
+        mp.delenv("GITHUB_ENTERPRISE_TOKEN", raising=False)
         yield server
     server.stop()
 

@@ -114,7 +114,7 @@ def test_github_errors_are_one_line_without_the_token(fake_github, tmp_path, cap
             "--cache-dir", str(tmp_path / "cache")]
     code, out = run_cli(capsys, *base, "org/nope")
     assert code == 2 and len(out.strip().splitlines()) == 1 and "org/nope: not found on 127.0.0.1 (404" in out
-    monkeypatch.setenv("GITHUB_TOKEN", "bad" + TOKEN)
+    monkeypatch.setenv("GH_ENTERPRISE_TOKEN", "bad" + TOKEN)
     code, out = run_cli(capsys, *base, "org/calc")
     assert code == 2 and len(out.strip().splitlines()) == 1 and "rejected the token" in out and TOKEN not in out
     code, out = run_cli(capsys, *base, "--label", "bug", str(tmp_path))

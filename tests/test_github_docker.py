@@ -23,7 +23,7 @@ def github_run(docker_client, demo_repo, tmp_path_factory):
     argv = ["generate", "--pipeline", "pr_runtime", "org/calc", "--github-url", server.url, "--out", str(out),
             "--cache-dir", str(cache)]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("GITHUB_TOKEN", TOKEN)
+        mp.setenv("GH_ENTERPRISE_TOKEN", TOKEN)
         mp.setenv("COLUMNS", "200")
         first = main(argv)
         first_api = [s for s in server.log if not s.path.startswith("/git/")]

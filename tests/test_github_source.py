@@ -5,13 +5,14 @@ conditional requests)."""
 import base64
 import logging
 import time
+from pathlib import Path
 from datetime import UTC, datetime
 
 import pytest
 
-from repo2env import clone_cache, gitrepo
+from repo2env import gitrepo
 from repo2env.errors import InputError
-from repo2env.github_api import RateLimited
+from repo2env.github_api import GitHubError, RateLimited
 from repo2env.patches import split_change
 from repo2env.sources import PrFilters, open_source
 from repo2env.sources.github import GitHubSource
@@ -56,23 +57,20 @@ def test_drafts_are_left_out_unless_included(fake_github, tmp_path):
 def test_same_changes_as_the_local_source(fake_github, demo_repo, tmp_path):
     """The PR diff is computed locally from the clone; for the demo (branches cut from the tip) GitHub's merge
     base equals the local first parent, so test patch and gold patch are byte-identical."""
-    github = {p.number: p for p in _list(_open(fake_github, tmp_path / "cache"))}
+    source = _open(fake_github, tmp_path / "cache")
+    github = {p.number: p for p in _list(source)}
     local = {p.number: p for p in _list(open_source(str(demo_repo)))}
     assert github.keys() == local.keys()
     clone = github[1].model_dump()  # the clone path is the GitHub source's repo path
     for number, pr in github.items():
         assert pr.base_commit == local[number].base_commit
         assert pr.merge_commit == local[number].head_commit
-        ours = split_change(_open_path(fake_github, tmp_path), pr.base_commit, pr.head_commit)
+        ours = split_change(source.repo.path, pr.base_commit, pr.head_commit)
         theirs = split_change(str(demo_repo), local[number].base_commit, local[number].head_commit)
         assert (ours.test_patch, ours.gold_patch) == (theirs.test_patch, theirs.gold_patch), number
     # squash PRs: the head is the PR's own branch tip, fetched from refs/pull/N/head
     assert github[4].head_commit != local[4].head_commit and github[4].shape == "squash"
     assert clone["merge_commit"] == local[1].head_commit
-
-
-def _open_path(server, tmp_path) -> str:
-    return str(clone_cache.clone_path(tmp_path / "cache", "127.0.0.1", "org", "calc"))
 
 
 def test_since_limit_and_paging_stop_early(fake_github, tmp_path):
@@ -118,7 +116,8 @@ def test_second_run_is_answered_from_the_etag_cache(fake_github, tmp_path):
     assert again.problem_statement(prs[-1]).issue_numbers == (7,)
     assert [s.status for s in _api(fake_github)] == [304, 304, 304]
     assert again.api.stats.quota_used == 0
-    assert again.stats() == "3 requests (3 not modified, 0 counted), quota remaining 4997"
+    assert again.stats() == ("3 requests (3 not modified, 0 counted), quota remaining 4997; "
+                             "PRs left out: 2 unmerged, 1 bots")
 
 
 def test_rate_limits_and_5xx_are_waited_out_visibly(fake_github, tmp_path, caplog):
@@ -148,12 +147,12 @@ def test_exhausted_limit_bad_token_and_unknown_repo_are_one_line(fake_github, tm
     with pytest.raises(RateLimited) as info:
         open_source("org/calc", github_url=fake_github.url, cache_dir=tmp_path / "c", max_wait=60)
     expected = datetime.fromtimestamp(reset, UTC).strftime("%H:%M UTC")
-    assert str(info.value) == f"org/calc: GitHub API rate limit exhausted (resets at {expected}); run again after the reset"
-    monkeypatch.setenv("GITHUB_TOKEN", "wrong-" + TOKEN)
+    assert str(info.value) == f"org/calc: GitHub API rate limit exhausted (resets at {expected}); run again after the reset, or raise --max-rate-wait"
+    monkeypatch.setenv("GH_ENTERPRISE_TOKEN", "wrong-" + TOKEN)
     with pytest.raises(InputError) as info:
         _open(fake_github, tmp_path / "c")
     assert "rejected the token (401" in str(info.value) and TOKEN not in str(info.value)
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("GH_ENTERPRISE_TOKEN", TOKEN)
     with pytest.raises(InputError, match=r"org/nope: not found on 127.0.0.1 \(404"):
         open_source("org/nope", github_url=fake_github.url, cache_dir=tmp_path / "c")
 
@@ -169,7 +168,7 @@ def test_the_token_is_never_written(fake_github, tmp_path):
     for path in written:
         data = path.read_bytes()
         assert TOKEN.encode() not in data and basic not in data, path
-    config = gitrepo.run_git(_open_path(fake_github, tmp_path), "config", "--list", "--local").decode()
+    config = gitrepo.run_git(source.repo.path, "config", "--list", "--local").decode()
     assert "extraheader" not in config.lower() and "127.0.0.1" in config
     # git really sent it, as a header: the server refuses clones without it
     assert all(s.authorization == "Basic " + basic.decode() for s in fake_github.log if s.path.startswith("/git/"))
@@ -184,3 +183,42 @@ def test_source_strings():
         parse_github_source("https://ghe.example.com/org/repo")
     with pytest.raises(InputError, match="neither an existing clone nor a GitHub repository"):
         parse_github_source("https://github.com/org")
+
+
+def test_bad_api_answers_and_urls_are_one_line_errors(fake_github, tmp_path):
+    fake_github.faults.append(Fault("^/repos/org/calc$", 200, {}, {"unexpected": True}))
+    with pytest.raises(GitHubError, match="did not answer like the GitHub REST API; check --github-url"):
+        _open(fake_github, tmp_path / "c")
+    for url in ("http://", "http://127.0.0.1:99999/api/v3", "ftp://x/api", "http://u:SECRET@127.0.0.1/api/v3"):
+        with pytest.raises(InputError) as info:
+            open_source("org/calc", github_url=url, cache_dir=tmp_path / "c")
+        assert "SECRET" not in str(info.value) and "--github-url" in str(info.value)
+
+
+def test_long_retry_after_is_refused_by_max_wait(fake_github, tmp_path):
+    fake_github.faults.append(Fault("^/repos/org/calc$", 403, {"Retry-After": "60"},
+                                    {"message": "You have exceeded a secondary rate limit."}))
+    started = time.monotonic()
+    with pytest.raises(RateLimited, match="asked to wait 60 s, more than --max-rate-wait"):
+        open_source("org/calc", github_url=fake_github.url, cache_dir=tmp_path / "c", max_wait=5)
+    assert time.monotonic() - started < 5
+
+
+def test_a_broken_cache_or_clone_is_rebuilt(fake_github, tmp_path):
+    cache = tmp_path / "cache"
+    first = _open(fake_github, cache)
+    sqlite = next((cache / "http").glob("*.sqlite"))
+    sqlite.write_bytes(b"garbage")
+    for pack in Path(first.repo.path, "objects", "pack").glob("*"):
+        pack.unlink()
+    again = _open(fake_github, cache)
+    assert [p.number for p in _list(again)] == [5, 4, 3, 2, 1]
+    assert sqlite.with_suffix(".corrupt").read_bytes() == b"garbage"
+
+
+def test_unreadable_issue_falls_back_and_duplicate_prs_collapse(fake_github, tmp_path):
+    fake_github.faults.append(Fault("/issues/7$", 410, {}, {"message": "Issues are disabled for this repo"}))
+    source = _open(fake_github, tmp_path / "cache")
+    prs = _list(source, numbers=(1, 1))
+    assert [p.number for p in prs] == [1]
+    assert source.problem_statement(prs[0]).title == "Raise ValueError when dividing by zero"

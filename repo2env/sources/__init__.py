@@ -88,11 +88,18 @@ class LocalSource:
 
 
 def is_local(source: str) -> bool:
-    """True when ``source`` names a local clone: a ``file://`` URL, or a path that exists (or looks like one)."""
+    """True when ``source`` names a local clone: a ``file://`` URL, a path that exists, or one that looks like a
+    path (including ``dir/name`` when ``dir`` exists here: a typo of a path, not a GitHub name)."""
+    if not source.strip():
+        raise InputError("the source is empty; pass a clone's path or org/repo")
     if source.startswith("file://") or Path(source).expanduser().exists():
         return True
+    if source.startswith(("git@", "ssh://", "github.com/")):
+        return False
     from .github_spec import looks_like_github
 
+    if looks_like_github(source) and not source.startswith(("https://", "http://")):
+        return Path(source.split("/", 1)[0]).is_dir()
     return not looks_like_github(source)
 
 

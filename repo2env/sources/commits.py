@@ -26,7 +26,8 @@ def list_commits(repo: git.Repo, ref: RepoRef, *, rev: str | None = None, since:
             repo.rev_parse(end or "HEAD")
         except (git.BadName, ValueError):
             what = "range" if ".." in rev else "branch or revision"
-            raise InputError(f"{ref.path}: no {what} {rev!r} ({end!r} is unknown); pass an existing branch or "
+            name = ref.slug if ref.web_url else ref.path
+            raise InputError(f"{name}: no {what} {rev!r} ({end!r} is unknown); pass an existing branch or "
                              "A..B range with --branch") from None
     count = 0
     for commit in repo.iter_commits(rev, first_parent=first_parent):
@@ -48,5 +49,6 @@ def list_commits(repo: git.Repo, ref: RepoRef, *, rev: str | None = None, since:
             committed_at=committed, merge=len(commit.parents) > 1,
             reference=f"{ref.web_url}/commit/{commit.hexsha}" if ref.web_url else None)
     if count == 0:
-        raise InputError(f"{ref.path}: {rev} has no commits; check the range (A..B lists commits reachable from B "
+        name = ref.slug if ref.web_url else ref.path
+        raise InputError(f"{name}: {rev} has no commits; check the range (A..B lists commits reachable from B "
                          "but not from A)")

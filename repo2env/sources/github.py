@@ -12,21 +12,42 @@ static filters; without one, the PR's own title and body (as SWE-bench does).
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlparse
 
 import github
 import requests
 
 from .. import clone_cache, gitrepo
 from ..errors import GitError, InputError
-from ..github_api import GitHubApi, connect, find_token, translate, web_host
+from ..github_api import GitHubError
+from ..github_api import GitHubApi, RateLimited, WaitTooLong, connect, find_token, translate, web_host
 from ..models import PullRequest, RepoRef
 from . import PrFilters, ProblemStatement
 from .closing_refs import closing_refs
 from .github_spec import GitHubSpec
 
-API_ERRORS = (github.GithubException, requests.exceptions.RequestException)
+log = logging.getLogger("repo2env.github")
+
+API_ERRORS = (github.GithubException, requests.exceptions.RequestException, WaitTooLong)
+# What PyGithub raises when a server answers 200 with something that is not GitHub's JSON (an HTML page, ...)
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError)
+
+
+def _not_github(slug: str, api_url: str) -> GitHubError:
+    return GitHubError(f"{slug}: {api_url} did not answer like the GitHub REST API; check --github-url (a GitHub "
+                       "Enterprise API root ends in /api/v3)")
+
+
+def _same_server(clone_url: str, api_url: str) -> bool:
+    """Whether git may get the API token for ``clone_url``: same host and port as the API (github.com for
+    api.github.com), over https, or http on the loopback interface."""
+    clone, api = urlparse(clone_url), urlparse(api_url)
+    api_netloc = "github.com" if api.netloc == "api.github.com" else api.netloc
+    secure = clone.scheme == "https" or clone.hostname in ("127.0.0.1", "localhost", "::1")
+    return secure and clone.netloc == api_netloc
 
 
 @dataclass
@@ -70,13 +91,25 @@ class GitHubSource:
             full_name, clone_url, html_url = self.gh_repo.full_name, self.gh_repo.clone_url, self.gh_repo.html_url
         except API_ERRORS as exc:
             raise translate(exc, spec.slug, self.api) from None
+        except SHAPE_ERRORS:
+            raise _not_github(spec.slug, spec.api_url) from None
+        if not isinstance(clone_url, str) or not isinstance(full_name, str) or "/" not in full_name:
+            raise _not_github(spec.slug, spec.api_url)
         self.clone_url = clone_url
-        dest = clone_cache.clone_path(cache_dir, self.api.host, *full_name.split("/", 1))
+        git_token = self.api.token if _same_server(clone_url, spec.api_url) else None
+        if self.api.token and git_token is None:
+            log.warning("not sending the token to %s (another server than the API's)", urlparse(clone_url).netloc)
+        self.git_token = git_token
+        dest = clone_cache.clone_path(cache_dir, urlparse(spec.api_url).netloc, *full_name.split("/", 1))
         try:
-            clone_cache.update_clone(clone_url, dest, self.branch, token=self.api.token, report=report)
+            clone_cache.update_clone(clone_url, dest, self.branch, token=git_token, report=report)
         except GitError as exc:
-            if branch and "couldn't find remote ref" in str(exc):
-                raise InputError(f"--branch {branch}: no such branch in {full_name}; pass an existing branch") from None
+            if "couldn't find remote ref" in str(exc) or "invalid refspec" in str(exc):
+                raise InputError(f"--branch {self.branch}: no such branch in {full_name}; pass an existing "
+                                 "branch (an empty repository has none)") from None
+            if "could not read Username" in str(exc) or "Authentication failed" in str(exc):
+                raise InputError(f"{full_name}: git could not read the repository with this token; it needs "
+                                 "read access to the repository contents") from None
             raise
         self.repo = RepoRef(slug=full_name, path=str(dest), web_url=html_url)
 
@@ -86,17 +119,31 @@ class GitHubSource:
                       numbers: tuple[int, ...] = (), limit: int | None = None,
                       filters: PrFilters = PrFilters()) -> list[PullRequest]:
         """Merged PRs into the branch, newest merge first, within [since, until], at most ``limit``.
-        ``numbers`` picks those PRs (each must be merged, else ``InputError``)."""
-        try:
-            raw = self._by_number(numbers) if numbers else self._walk(since, until, limit, filters)
-        except API_ERRORS as exc:
-            raise translate(exc, f"{self.spec.slug} pull requests", self.api) from None
-        raw.sort(key=lambda p: _utc(p.merged_at), reverse=True)
-        if limit is not None:
-            raw = raw[:limit]
-        return self._resolve_commits(raw)
+        ``numbers`` picks those PRs (each must be merged into the branch and within the dates, else
+        ``InputError``)."""
+        numbers = tuple(dict.fromkeys(numbers))
+        want = limit
+        while True:
+            try:
+                raw = self._by_number(numbers, since, until) if numbers else self._walk(since, until, want, filters)
+            except API_ERRORS as exc:
+                raise translate(exc, f"{self.spec.slug} pull requests", self.api) from None
+            except SHAPE_ERRORS:
+                raise _not_github(self.spec.slug, self.spec.api_url) from None
+            raw.sort(key=lambda p: _utc(p.merged_at), reverse=True)
+            resolved = self._resolve_commits(raw[:want] if want is not None else raw)
+            # a PR whose merge commit is not on the branch is dropped: walk further (cached pages cost no quota)
+            if numbers or want is None or len(resolved) >= limit or len(raw) < want:
+                break
+            want *= 2
+        if numbers:
+            missing = sorted(set(numbers) - {p.number for p in resolved})
+            if missing:
+                raise InputError(f"--pr {missing[0]}: the merge commit of #{missing[0]} is not on {self.branch} of "
+                                 f"{self.spec.slug}; pass --branch with the branch it was merged into")
+        return resolved[:limit] if limit is not None else resolved
 
-    def _by_number(self, numbers: tuple[int, ...]) -> list:
+    def _by_number(self, numbers: tuple[int, ...], since, until) -> list:
         found = []
         for number in numbers:
             try:
@@ -105,10 +152,14 @@ class GitHubSource:
                 raise InputError(f"--pr {number}: {self.spec.slug} has no pull request #{number}") from None
             if pr.merged_at is None:
                 raise InputError(f"--pr {number}: pull request #{number} of {self.spec.slug} was not merged")
+            merged = _utc(pr.merged_at)
+            if (since and merged < since) or (until and merged > until):
+                raise InputError(f"--pr {number}: #{number} was merged {merged:%Y-%m-%d}, outside --since/--until")
             found.append(pr)
         return found
 
     def _walk(self, since, until, limit, filters: PrFilters) -> list:
+        self.counts = ListingCounts()
         found = []
         pulls = self.gh_repo.get_pulls(state="closed", sort="updated", direction="desc", base=self.branch)
         for pr in pulls:
@@ -146,7 +197,7 @@ class GitHubSource:
     def _resolve_commits(self, raw: list) -> list[PullRequest]:
         path = Path(self.repo.path)
         missing_heads = [pr.number for pr in raw if not clone_cache.has_commit(path, pr.head.sha)]
-        clone_cache.fetch_pull_heads(self.clone_url, path, missing_heads, token=self.api.token)
+        clone_cache.fetch_pull_heads(self.clone_url, path, missing_heads, token=self.git_token)
         out = []
         for pr in raw:
             merge = pr.merge_commit_sha
@@ -186,10 +237,15 @@ class GitHubSource:
                 if issue.pull_request is not None:
                     continue  # "fixes #N" naming another PR, not an issue
                 issues.append((ref.number if same else None, issue.title or "", issue.body or ""))
-            except github.UnknownObjectException:
-                continue
             except API_ERRORS as exc:
-                raise translate(exc, f"{self.spec.slug} issue {ref.owner}/{ref.name}#{ref.number}", self.api) from None
+                error = translate(exc, f"{self.spec.slug} issue {ref.owner}/{ref.name}#{ref.number}", self.api)
+                if isinstance(error, RateLimited):
+                    raise error from None
+                # deleted (404/410), issues disabled, private elsewhere: the PR's own text is used instead
+                log.warning("%s; using the PR's own text", error)
+                continue
+            except SHAPE_ERRORS:
+                continue
         if not issues:
             return None
         title = issues[0][1]
@@ -198,5 +254,8 @@ class GitHubSource:
         return ProblemStatement(title, "\n\n".join(p for p in parts if p.strip()), numbers)
 
     def stats(self) -> str:
-        """The API usage line for the summary."""
-        return self.api.stats.describe()
+        """The API usage line for the summary, with what the listing left out."""
+        c = self.counts
+        left = {"unmerged": c.not_merged, "drafts": c.drafts, "bots": c.bots, "by label": c.labels, **c.extra}
+        shown = ", ".join(f"{n} {k}" for k, n in left.items() if n)
+        return self.api.stats.describe() + (f"; PRs left out: {shown}" if shown else "")

@@ -34,13 +34,32 @@ def looks_like_github(source: str) -> bool:
     return bool(_SLUG.match(source)) or source.startswith(("https://", "http://"))
 
 
+def check_api_url(github_url: str) -> str:
+    """``--github-url`` without a trailing slash, after checking it is an http(s) URL with a host and a valid port
+    and no credentials. Raises ``InputError``."""
+    if "@" in github_url.split("/")[2] if github_url.count("/") >= 2 else False:
+        raise InputError("--github-url: credentials in the URL are not used (and not shown); put the token in "
+                         "GH_ENTERPRISE_TOKEN")
+    try:
+        parsed = urlparse(github_url)
+        parsed.port  # raises ValueError when out of range
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.scheme not in ("https", "http") or not parsed.hostname:
+        raise InputError(f"--github-url {github_url}: not an http(s) URL with a host; pass the API root, e.g. "
+                         "https://github.example.com/api/v3")
+    return github_url.rstrip("/")
+
+
 def parse_github_source(source: str, github_url: str | None = None) -> GitHubSpec:
     """Parse ``source`` into a ``GitHubSpec``. ``github_url`` is the API root of a GitHub Enterprise server (or a
     test server); without it the public API is used. Raises ``InputError`` for anything else."""
-    api = (github_url or PUBLIC_API).rstrip("/")
-    if github_url and not github_url.startswith(("https://", "http://")):
-        raise InputError(f"--github-url {github_url}: not an http(s) URL; pass the API root, e.g. "
-                         "https://github.example.com/api/v3")
+    api = check_api_url(github_url) if github_url else PUBLIC_API
+    if urlparse(source).username or urlparse(source).password:
+        raise InputError("the source URL carries credentials: they are not used (and not shown); pass "
+                         "https://host/org/repo and put the token in GITHUB_TOKEN")
+    if source.startswith(("git@", "ssh://")):
+        raise InputError(f"{source}: SSH URLs are not supported; pass org/repo or https://github.com/org/repo")
     m = _SLUG.match(source)
     if m and m["owner"] not in (".", "..") and m["name"] not in (".", ".."):
         return GitHubSpec(m["owner"], _strip_git(m["name"]), api)
@@ -53,6 +72,8 @@ def parse_github_source(source: str, github_url: str | None = None) -> GitHubSpe
             return GitHubSpec(path["owner"], _strip_git(path["name"]), api)
         raise InputError(f"{source}: {url.hostname} is not github.com; for GitHub Enterprise also pass "
                          f"--github-url https://{url.hostname}/api/v3")
+    if source.startswith("github.com/"):
+        raise InputError(f"{source}: pass https://{source} or {source[len('github.com/'):]}")
     raise InputError(f"{source}: neither an existing clone nor a GitHub repository; pass a clone's path, "
                      "org/repo or https://github.com/org/repo")
 

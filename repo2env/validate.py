@@ -1,0 +1,214 @@
+"""``repo2rlenv validate``: conformance of any Harbor task directory, ours or not, and optionally its controls.
+
+Static checks (``static_report``):
+
+- ``toml``: ``task.toml`` parses (TOML 1.0).
+- ``layout``: ``version = "1.0"`` (Harbor task layout 1.0) or ``schema_version = "1.3"``; ``instruction.md`` is
+  not empty; ``tests/test.sh`` exists and is executable; ``environment/`` has a Dockerfile or compose file
+  (a text-only pr_diff bundle gets a warning instead: it is not runnable in Harbor).
+- ``harbor``: when the ``harbor`` package imports, Harbor's own ``TaskConfig`` accepts ``task.toml``.
+- ``schema``: ``[metadata.repo2env]``, when present, satisfies ``specs/metadata.schema.json``.
+- ``hash``: a recorded ``bundle_hash`` equals the bundle's hash now, and a verified label's
+  ``subject_bundle_hash`` equals it too (a byte or a mode bit changed after generation fails here). Symlinks and
+  special files are refused.
+
+``--run`` (``run_report``) builds the environment and runs the oracle (must score 1.0) and the nop (must score
+0.0, or a graded task's ``reward_calibration.baseline_reward``) with the docker SDK, like Harbor's trial, and
+labels the task (``stage = "validation"``) with evidence bound to its bundle hash.
+"""
+
+import json
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import jsonschema
+
+from .errors import InputError
+from .hashing import bundle_hash
+from .metadata import json_schema
+
+LEVELS = ("error", "warning")
+
+
+@dataclass
+class Finding:
+    """One check result that is not a pass: ``level`` error or warning, the ``check`` name and a message."""
+
+    level: str
+    check: str
+    message: str
+
+
+@dataclass
+class TaskReport:
+    """What validate found for one task directory. ``ok`` is False when any error was found."""
+
+    path: str
+    layout: str | None = None
+    bundle_hash: str | None = None
+    recorded_hash: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    controls: dict | None = None
+    status: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.level == "error" for f in self.findings)
+
+    def error(self, check: str, message: str) -> None:
+        self.findings.append(Finding("error", check, message))
+
+    def warn(self, check: str, message: str) -> None:
+        self.findings.append(Finding("warning", check, message))
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["ok"] = self.ok
+        return data
+
+
+def find_tasks(root: Path) -> list[Path]:
+    """Task directories at or below ``root`` (a directory holding ``task.toml``; tasks do not nest).
+    Raises ``InputError`` when there is none."""
+    if not root.exists():
+        raise InputError(f"{root}: no such file or directory; pass a task folder or a folder of tasks")
+    if (root / "task.toml").is_file():
+        return [root]
+    tasks = sorted(p.parent for p in root.rglob("task.toml") if p.is_file())
+    tasks = [t for t in tasks if not any(parent in tasks for parent in t.parents)]
+    if not tasks:
+        raise InputError(f"{root}: no task.toml at or below it; pass a Harbor task folder")
+    return tasks
+
+
+def _harbor_check(config: dict, report: TaskReport) -> None:
+    try:
+        from harbor.models.task.config import TaskConfig  # noqa: PLC0415 - optional
+    except ImportError:
+        return
+    try:
+        TaskConfig.model_validate(config)
+    except Exception as exc:  # pydantic's ValidationError, or anything Harbor raises
+        report.error("harbor", f"Harbor's TaskConfig refuses task.toml: {str(exc).splitlines()[0][:300]}")
+
+
+def _layout(task: Path, config: dict, report: TaskReport) -> None:
+    if config.get("version") == "1.0":
+        report.layout = "1.0"
+    elif str(config.get("schema_version")) == "1.3":
+        report.layout = "1.3"
+    else:
+        report.error("layout", 'task.toml has neither version = "1.0" nor schema_version = "1.3"')
+    instruction = task / "instruction.md"
+    if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
+        report.error("layout", "instruction.md is missing or empty")
+    text_only = (config.get("metadata", {}).get("repo2env", {}).get("pr_diff", {}) or {}).get("emit_harbor_env") is False
+    env = task / "environment"
+    has_env = (env / "Dockerfile").is_file() or (env / "docker-compose.yaml").is_file()
+    if text_only:
+        report.warn("layout", "text-only bundle: no environment/ or tests/, not runnable in Harbor")
+        return
+    if not has_env:
+        report.error("layout", "environment/ has no Dockerfile or docker-compose.yaml")
+    test_sh = task / "tests" / "test.sh"
+    if not test_sh.is_file():
+        report.error("layout", "tests/test.sh is missing")
+    elif not test_sh.stat().st_mode & 0o111:
+        report.error("layout", "tests/test.sh is not executable")
+
+
+def _schema(config: dict, report: TaskReport) -> None:
+    r2e = config.get("metadata", {}).get("repo2env")
+    if r2e is None:
+        return
+    data = json.loads(json.dumps(r2e, default=lambda v: v.isoformat() if hasattr(v, "isoformat") else str(v)))
+    validator = jsonschema.Draft202012Validator(json_schema(), format_checker=None)
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))[:5]:
+        where = ".".join(str(p) for p in err.absolute_path) or "(top)"
+        report.error("schema", f"[metadata.repo2env] {where}: {err.message[:200]}")
+
+
+def _hash(task: Path, config: dict, report: TaskReport) -> None:
+    try:
+        report.bundle_hash = bundle_hash(task)
+    except InputError as exc:
+        report.error("hash", str(exc))
+        return
+    r2e = config.get("metadata", {}).get("repo2env", {})
+    report.recorded_hash = r2e.get("bundle_hash")
+    if report.recorded_hash and report.recorded_hash != report.bundle_hash:
+        report.error("hash", f"the bundle changed after it was hashed (recorded {report.recorded_hash[:19]}…, "
+                             f"now {report.bundle_hash[:19]}…)")
+    evaluation = r2e.get("evaluation") or {}
+    report.status = evaluation.get("status")
+    subject = evaluation.get("subject_bundle_hash")
+    if report.status == "verified" and subject != report.bundle_hash:
+        report.error("hash", "the 'verified' label was measured on another bundle (subject_bundle_hash differs)")
+
+
+def static_report(task: Path) -> TaskReport:
+    """Every static check on one task directory."""
+    report = TaskReport(path=str(task))
+    try:
+        config = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        report.error("toml", f"task.toml does not parse: {exc}")
+        return report
+    _layout(task, config, report)
+    _harbor_check(config, report)
+    _schema(config, report)
+    _hash(task, config, report)
+    return report
+
+
+def validate_static(root: Path) -> list[TaskReport]:
+    """Static reports for every task at or below ``root``."""
+    return [static_report(task) for task in find_tasks(root)]
+
+
+def run_report(client, report: TaskReport, *, label: Path | None) -> TaskReport:
+    """Run the controls of one statically valid task; write the label into ``label`` (a task directory: the
+    original for --in-place, a copy for --out) when given."""
+    from .controls import evaluation_from, run_controls  # Docker only when --run
+    from .task_toml import set_labels
+
+    task = Path(report.path)
+    config = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))
+    r2e = config.get("metadata", {}).get("repo2env", {})
+    expected_nop = float((r2e.get("reward_calibration") or {}).get("baseline_reward") or 0.0)
+    timeout = float((config.get("verifier") or {}).get("timeout_sec") or 600)
+    results = run_controls(client, task, task.name, verifier_timeout_sec=timeout, expected_nop=expected_nop)
+    evaluation, reason = evaluation_from(results, report.bundle_hash, stage="validation")
+    report.controls = {r.name: {"reward": r.reward, "expected": r.expected, "error": r.error} for r in results}
+    report.status = evaluation.status.value
+    if reason is not None:
+        report.error("controls", f"{reason.value}: " + ", ".join(
+            f"{r.name} {r.reward if r.error is None else r.error}" for r in results))
+    if label is not None:
+        set_labels(label, bundle_hash=report.bundle_hash, evaluation=evaluation)
+    return report
+
+
+def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | None, in_place: bool) -> None:
+    """Run the controls of every report without static errors, ``jobs`` at a time; label copies in ``out`` or
+    the tasks themselves (``in_place``), or nothing."""
+    import shutil
+
+    def one(report: TaskReport) -> TaskReport:
+        task = Path(report.path)
+        label = None
+        if out is not None:
+            label = out / task.name
+            if label.exists():
+                shutil.rmtree(label)
+            shutil.copytree(task, label, symlinks=True)
+        elif in_place:
+            label = task
+        return run_report(client, report, label=label)
+
+    runnable = [r for r in reports if r.ok and r.layout is not None and not any(
+        f.check == "layout" and "text-only" in f.message for f in r.findings)]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(one, runnable))
