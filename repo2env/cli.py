@@ -109,7 +109,7 @@ def _print_summary(summary: Summary, out: Path) -> None:
     for reason, count in sorted(summary.skipped.items()):
         meaning = SKIP_REASONS.get(SkipReason(reason), "") if reason in SkipReason else ""
         table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
-    table.add_row("verified (oracle 1.0, nop 0.0)", str(len(summary.verified)))
+    table.add_row("verified (oracle 1.0, nop 0.0 or baseline)", str(len(summary.verified)))
     for reason, count in sorted(summary.rejected.items()):
         table.add_row(f"rejected by controls: {reason}", str(count))
     if summary.errors:

@@ -203,10 +203,12 @@ def components(oracle_text, candidate_text):
         result["sequence"] = difflib.SequenceMatcher(None, g_seq, c_seq, autojunk=False).ratio()
     else:
         result["sequence"] = result["file_f1"]
-    if g_lines and c_lines:
+    if not common:  # a change of the same size to other files is not "the right size"
+        result["size"] = 0.0
+    elif g_lines and c_lines:
         result["size"] = min(g_lines, c_lines) / float(max(g_lines, c_lines))
     else:
-        result["size"] = 1.0 if g_lines == c_lines and c_paths else 0.0
+        result["size"] = 1.0 if g_lines == c_lines else 0.0
     summary = {"valid": True, "files": len(cand), "changed_lines": c_lines, "binary_files": sum(f.binary for f in cand)}
     return result, summary
 

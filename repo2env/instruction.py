@@ -60,7 +60,8 @@ def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Syn
         reply = synthesizer.write(material, finding=finding)
         if reply is None:
             outcome = "budget_reached" if not synthesizer.budget_left() else "failed"
-            return None, record.model_copy(update={"outcome": outcome}), fired
+            error = synthesizer.last_error if outcome == "failed" else None
+            return None, record.model_copy(update={"outcome": outcome, "error": error}), fired
         record = record.model_copy(update={
             "attempts": attempt, "input_tokens": record.input_tokens + reply.input_tokens,
             "output_tokens": record.output_tokens + reply.output_tokens,

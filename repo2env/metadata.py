@@ -103,6 +103,7 @@ class SynthesisRecord(_Table):
     model: str
     outcome: Literal["used", "used_after_reask", "leaked_twice", "too_thin", "budget_reached", "failed"]
     attempts: int = 0
+    error: str | None = Field(default=None, description="Why the call failed (exception type), when it did")
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None

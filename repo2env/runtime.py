@@ -29,7 +29,7 @@ from .patches import is_python_test_file, touched_symbols
 from .pipeline import BuildContext, Draft, Skip
 from .selection import select_tests
 from .task_toml import render_task_toml
-from .testrun import PatchDoesNotApply, run_tests
+from .testrun import PatchDoesNotApply, pinned_plugins, run_tests
 
 RUN_TIMEOUT_SEC = 1800
 AGENT_TIMEOUT_SEC = 1800.0
@@ -140,6 +140,10 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
     _stage_files(stage, spec, image, config, config_patch)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
+        plugins = pinned_plugins(ctx.client, env_image, stage.root)
+        if plugins is not None:
+            config["pytest_plugins"] = plugins
+            stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
         before, after = _runs(ctx, env_image, stage, egress_hosts(stage.root))
     except BuildError as exc:
         stage.discard()

@@ -9,6 +9,7 @@ used from then on). The API key comes from ``ANTHROPIC_API_KEY`` and never appea
 ``ANTHROPIC_BASE_URL`` (read by the SDK) points the client elsewhere, e.g. at a test server.
 """
 
+import logging
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from . import templates
 from .errors import FatalSourceError, InputError
 
 PROVIDERS = ("anthropic",)
+log = logging.getLogger("repo2env.llm")
 
 
 class LlmRejected(FatalSourceError):
@@ -114,6 +116,7 @@ class Synthesizer:
         self.client = client
         self.price = price
         self.usage = Usage()
+        self.last_error: str | None = None
 
     @classmethod
     def create(cls, config: LlmConfig) -> "Synthesizer":
@@ -161,6 +164,8 @@ class Synthesizer:
         except anthropic.APIError as exc:
             self.usage.failures += 1
             self.usage.errors.append(type(exc).__name__)
+            self.last_error = f"{type(exc).__name__}: {str(exc)[:160]}"
+            log.warning("--llm %s: %s; using the deterministic text", self.config.name, self.last_error)
             return None
         text = "".join(block.text for block in response.content if getattr(block, "type", "") == "text")
         tokens_in, tokens_out = response.usage.input_tokens, response.usage.output_tokens

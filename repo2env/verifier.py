@@ -147,16 +147,36 @@ def prepare_workspace(config, tests_dir):
             _check(_git(ws, "apply", "--binary", "--whitespace=nowarn", patch), "applying " + name)
 
 
-def run_pytest(workspace, targets, junit_path, timeout_sec):
+def installed_plugins():
+    """Modules of the pytest plugins installed as ``pytest11`` entry points, sorted (the set the task image had
+    when the task was generated; recorded in config.json as ``pytest_plugins``)."""
+    try:
+        from importlib.metadata import entry_points
+        eps = entry_points()
+        found = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
+        return sorted(set(ep.value.split(":")[0] for ep in found))
+    except ImportError:  # Python < 3.8
+        import pkg_resources
+        return sorted(set(ep.module_name for ep in pkg_resources.iter_entry_points("pytest11")))
+
+
+def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None):
     """Run pytest on ``targets`` (node ids or paths; empty = pytest's own discovery) writing JUnit XML.
 
+    ``plugins``: when a list, plugin auto-loading is off and only these modules are loaded (``-p``), so a plugin
+    installed after generation (say, one that turns failures into passes) is never loaded.
     Returns ``(exit_code, seconds, log_tail)``; exit code 124 means the run hit ``timeout_sec``.
     """
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_PLUGINS", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
            "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN"]
+    if plugins is not None:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        for module in plugins:
+            cmd += ["-p", module]
     start = time.time()
     try:
         proc = subprocess.run(cmd + list(targets), cwd=workspace, env=env, stdout=subprocess.PIPE,
@@ -210,7 +230,7 @@ def cmd_run(args):
         sys.stdout.write(json.dumps({"error": str(exc)}))
         return 3
     code, seconds, tail = run_pytest(config["workspace"], config.get("run_targets", []), args.junit,
-                                     config.get("timeout_sec", 1800))
+                                     config.get("timeout_sec", 1800), config.get("pytest_plugins"))
     sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds, "log_tail": tail}))
     return 0
 
@@ -234,7 +254,7 @@ def cmd_grade(args):
         prepare_workspace(config, args.tests_dir)
         junit = os.path.join("/tmp", "r2e-junit-%d.xml" % os.getpid())
         code, seconds, tail = run_pytest(config["workspace"], grade_targets(f2p + p2p), junit,
-                                         config.get("timeout_sec", 1800))
+                                         config.get("timeout_sec", 1800), config.get("pytest_plugins"))
         with open(junit) as fh:
             outcomes, collection_errors = parse_junit(fh.read())
         reward, details = score(outcomes, f2p, p2p)
@@ -258,7 +278,11 @@ def main(argv=None):
     grade = sub.add_parser("grade")
     grade.add_argument("--tests-dir", required=True)
     grade.add_argument("--logs-dir", default="/logs/verifier")
+    sub.add_parser("plugins")
     args = parser.parse_args(argv)
+    if args.command == "plugins":
+        sys.stdout.write(json.dumps(installed_plugins()))
+        return 0
     if args.command == "run":
         return cmd_run(args)
     if args.command == "grade":

@@ -82,6 +82,7 @@ def test_persistent_failure_falls_back_to_the_deterministic_text(fake_llm):
     made = make_instruction(TITLE, BODY, CTX, synthesizer=synthesizer)
     assert made.source == "deterministic" and made.synthesis.outcome == "failed"
     assert made.leak_audit.action == "fell_back" and made.text == f"# {TITLE}\n\n{BODY}\n"
+    assert made.synthesis.error and "529" in made.synthesis.error
     assert synthesizer.usage.failures == 1 and len(fake_llm.requests) == 3
 
 

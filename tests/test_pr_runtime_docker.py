@@ -127,3 +127,34 @@ def test_failed_environment_build_is_recorded_and_the_run_goes_on(docker_client,
     entries = {e.candidate: e for e in ledger.read(ledger.ledger_path(out))}
     assert entries["pr#1"].reason == "env_build_failed" and "returned a non-zero code" in entries["pr#1"].detail
     assert list(out.iterdir()) == []
+
+
+PLUGIN = '''import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+'''
+
+
+def test_a_pytest_plugin_planted_by_the_agent_is_not_loaded_by_the_grader(generated, docker_client):
+    out, _ = generated
+    bundle = out / "local__calc-demo-1"
+    assert "calc" not in json.loads((bundle / "tests" / "config.json").read_text())["pytest_plugins"]
+    image = environment_image(docker_client, bundle / "environment", bundle.name)
+    plant = ("site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])') && "
+             f"printf '%s' '{PLUGIN}' > $site/evilplug.py && mkdir -p $site/evilplug-0.dist-info && "
+             "printf 'Metadata-Version: 2.1\\nName: evilplug\\nVersion: 0\\n' > $site/evilplug-0.dist-info/METADATA && "
+             "printf '[pytest11]\\nevil = evilplug\\n' > $site/evilplug-0.dist-info/entry_points.txt")
+    with TaskContainer(docker_client, image) as box:
+        assert box.exec(["sh", "-c", plant])[0] == 0
+        box.put_dir(bundle / "tests", "/tests")
+        box.exec(["sh", "-c", "cd /workspace && git apply /tests/test.patch"])
+        planted_works = box.exec(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_ops.py"])[0]
+        box.exec(["sh", "-c", "cd /workspace && git checkout -q -- . && git clean -fdq"])
+        box.exec(["bash", "/tests/test.sh"])
+        reward = box.read_file("/logs/verifier/reward.txt").decode().strip()
+    assert planted_works == 0  # with auto-loading, the plugin turns the failing test into a pass
+    assert reward == "0.0"  # the grader loads only the plugins pinned at generation
