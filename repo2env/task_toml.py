@@ -41,6 +41,10 @@ def render_task_toml(*, task_id: str, description: str, keywords: list[str], dif
     metadata["repo2env"] = _clean(meta.model_dump(mode="json"))
     doc["metadata"] = metadata
     doc["agent"] = {"timeout_sec": float(agent_timeout_sec)}
+    doc.add(tomlkit.comment("harbor lint: shared-verifier is deliberate. In layout 1.0 the verifier grades the "
+                            "agent's own container"))
+    doc.add(tomlkit.comment("(tests/ is uploaded only after the agent has finished); a separate verifier "
+                            "container is the schema 1.3 layout."))
     doc["verifier"] = {"timeout_sec": float(verifier_timeout_sec)}
     doc["environment"] = {"build_timeout_sec": float(build_timeout_sec), "cpus": cpus, "memory_mb": memory_mb,
                           "storage_mb": storage_mb}

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Run the whole test suite on a fresh machine: .venv, Docker and the base image first (Docker tests need them).
+# Run the whole test suite on a fresh machine: .venv, Docker, the base image and the real Harbor (for the
+# cross-check) first.
 # Under CI=true a Docker test that cannot run fails the suite instead of being skipped.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap_venv.sh
 bash scripts/setup_docker.sh
+bash scripts/setup_harbor.sh
 exec .venv/bin/python -m pytest "$@"
