@@ -28,7 +28,7 @@ from repo2env.models import ControlResult, PullRequest, RepoRef
 from repo2env.outcomes import EvaluationStatus, SkipReason
 from repo2env.patches import split_change, touched_symbols
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
-from repo2env.pr_plan import plan_pull_requests
+from repo2env.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.runtime import stable_timeout
 from repo2env.sources import RepoSource
 from repo2env.task_toml import render_task_toml
@@ -68,7 +68,7 @@ def parse_options(opts: dict[str, str]) -> tuple[bool, dict[str, float], int]:
     return emit == "true", weights, int(minimum)
 
 
-class PrDiffPipeline:
+class PrDiffPipeline(PullRequestPipeline):
     """The pr_diff pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "pr_diff"
@@ -83,12 +83,6 @@ class PrDiffPipeline:
         self._emit_env, self._weights, self._min_lines = parse_options(options.pipeline_opts)
         self._source, plan = plan_pull_requests(source, options)
         return plan
-
-    def candidate_key(self, candidate: PullRequest) -> str:
-        return f"pr#{candidate.number}"
-
-    def task_id(self, repo: RepoRef, candidate: PullRequest) -> str:
-        return f"{repo.task_prefix}-{candidate.number}"
 
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
@@ -158,6 +152,3 @@ class PrDiffPipeline:
                         ControlResult(name="nop", expected=baseline, reward=baseline, seconds=0.0)]
         return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC,
                      expected_nop=baseline, controls=controls)
-
-    def stats(self) -> str | None:
-        return self._source.stats() if self._source else None

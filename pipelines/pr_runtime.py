@@ -12,11 +12,11 @@ from repo2env.models import PullRequest, RepoRef
 from repo2env.patches import split_change
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
 from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.pr_plan import plan_pull_requests
+from repo2env.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.sources import RepoSource
 
 
-class PrRuntimePipeline:
+class PrRuntimePipeline(PullRequestPipeline):
     """The pr_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "pr_runtime"
@@ -34,12 +34,6 @@ class PrRuntimePipeline:
         self._source, plan = plan_pull_requests(source, options)
         return plan
 
-    def candidate_key(self, candidate: PullRequest) -> str:
-        return f"pr#{candidate.number}"
-
-    def task_id(self, repo: RepoRef, candidate: PullRequest) -> str:
-        return f"{repo.task_prefix}-{candidate.number}"
-
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
         split = split_change(repo.path, pr.base_commit, pr.head_commit)
@@ -54,6 +48,3 @@ class PrRuntimePipeline:
             reference=pr.reference, split=split, tests_table=PrRuntimeTests,
             table_fields={"pr_number": pr.number, "issue_numbers": list(text.issue_numbers)})
         return build_runtime_task(spec, ctx)
-
-    def stats(self) -> str | None:
-        return self._source.stats() if self._source else None

@@ -1,5 +1,6 @@
 """Planning merged pull requests, for every pipeline whose candidates are PRs (pr_runtime, pr_diff)."""
 
+from .models import PullRequest, RepoRef
 from .pipeline import GenerateOptions, Plan
 from .sources import LocalSource, RepoSource, open_source
 
@@ -7,6 +8,22 @@ EMPTY_HINT = ("a local clone's commits count as PRs when they are 'Merge pull re
               "ending in '(#N)' on the first-parent history; check --branch, --since and --until")
 GITHUB_EMPTY_HINT = ("no merged pull request into that branch within --since/--until passed the listing filters (see "
                      "'PRs left out'); check --branch, --label and --include-bots/--include-drafts")
+
+
+class PullRequestPipeline:
+    """Base for pipelines whose candidates are merged PRs: ledger keys ``pr#N``, task ids ``owner__name-N``, and
+    the source's usage line. Subclasses set ``self._source`` in ``plan`` (with ``plan_pull_requests``)."""
+
+    _source: RepoSource | None = None
+
+    def candidate_key(self, candidate: PullRequest) -> str:
+        return f"pr#{candidate.number}"
+
+    def task_id(self, repo: RepoRef, candidate: PullRequest) -> str:
+        return f"{repo.task_prefix}-{candidate.number}"
+
+    def stats(self) -> str | None:
+        return self._source.stats() if self._source else None
 
 
 def plan_pull_requests(source: str, options: GenerateOptions) -> tuple[RepoSource, Plan]:
