@@ -24,7 +24,9 @@ from repo2env.eqv.discover import FunctionCandidate, discover, select
 from repo2env.eqv.generation import GateResult, run_gate
 from repo2env.errors import InputError
 from repo2env.hashing import content_hash
-from repo2env.metadata import EquivalenceTable, Evaluation, Repo2EnvMetadata, RewardCalibration, difficulty_bucket
+from repo2env.leak_audit import AuditContext, audit, remove_findings, rules_fired
+from repo2env.metadata import (EquivalenceTable, Evaluation, LeakAuditRecord, Repo2EnvMetadata, RewardCalibration,
+                               difficulty_bucket)
 from repo2env.models import RepoRef
 from repo2env.outcomes import EvaluationStatus, SkipReason
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip, reject_pr_filters
@@ -149,6 +151,16 @@ class EquivalenceTestsPipeline:
         docstring = f"\nIts docstring:\n\n```\n{fn.docstring}\n```\n" if fn.docstring else ""
         instruction = templates.render("eqv_instruction.md", function=fn.name, signature=fn.signature,
                                        visibility=visibility, module=fn.module, docstring=docstring)
+        # The same audit as every pipeline: the body (not the signature or docstring, shown on purpose) must not
+        # be in the instruction.
+        doc_lines = {line.strip() for line in fn.docstring.splitlines() if line.strip()}
+        body = [line for line in fn.source.splitlines()[1:]
+                if line.strip() and not any(d in line for d in doc_lines)]
+        findings = audit(instruction, AuditContext(gold_added_lines=body, web_url=repo.web_url))
+        if findings:
+            instruction = remove_findings(instruction, findings)
+        leak = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(findings),
+                               action="spans_removed" if findings else "none")
         stage.write_text("instruction.md", instruction.rstrip("\n") + "\n")
         lines = fn.end_lineno - fn.lineno + 1
         difficulty = difficulty_bucket(lines, 1)
@@ -158,7 +170,7 @@ class EquivalenceTestsPipeline:
             if repo.web_url else None,
             built_at=datetime.now(UTC).replace(microsecond=0), reward_kinds=["test_execution"],
             spec_version=SPEC_VERSION, content_hash=content_hash(stage.root),
-            reward_calibration=RewardCalibration(changed_lines=lines, difficulty=difficulty),
+            reward_calibration=RewardCalibration(changed_lines=lines, difficulty=difficulty), leak_audit=leak,
             reproducibility=image.reproducibility(),
             evaluation=Evaluation(status=EvaluationStatus.UNVERIFIED, stage="generation",
                                   reason_codes=["validation_not_run"]),

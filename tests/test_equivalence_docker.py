@@ -40,6 +40,7 @@ def test_exactly_the_pure_functions_become_verified_tasks(eqv_run):
         meta = read_task_toml(bundle)["metadata"]["repo2env"]
         table = meta["equivalence_tests"]
         assert meta["evaluation"]["status"] == "verified" and bundle.name.startswith("local__textkit-eqv-")
+        assert meta["leak_audit"] == {"source": "deterministic", "rules_fired": [], "action": "none"}
         assert table["mutant_kill_rate"] >= 0.6 and table["cases"] >= 10 and table["input_strategy"]["observed"] >= 1
         assert table["input_strategy"]["hypothesis"] > 0, "type hints or observed types give hypothesis strategies"
 
