@@ -13,7 +13,8 @@ first parents).
 from dataclasses import replace
 from itertools import islice
 
-from repo2env.commit_filters import CommitFilterConfig, change_skip_reason, message_skip_reason, strip_type
+from repo2env.commit_filters import (CommitFilterConfig, category_of, change_skip_reason, message_skip_reason,
+                                     strip_type)
 from repo2env.errors import InputError
 from repo2env.gitrepo import open_repo
 from repo2env.metadata import CommitRuntimeTests
@@ -97,6 +98,7 @@ class CommitRuntimePipeline:
             task_id=self.task_id(repo, commit), pipeline=self.name, pipeline_version=self.version, repo=repo,
             base_commit=commit.parent_sha, head_commit=commit.sha, title=title, body=body,
             reference=commit.reference, split=split, tests_table=CommitRuntimeTests,
+            category=category_of(commit.subject, commit.body),
             table_fields={"commit_sha": commit.sha, "parent_sha": commit.parent_sha,
                           "authored_at": commit.authored_at, "subject": commit.subject,
                           "issue_numbers": list(issue.issue_numbers) if issue else []})

@@ -184,5 +184,5 @@ class EquivalenceTestsPipeline:
             task_id=task_id, description=f"Implement {fn.name} ({fn.module})", keywords=[repo.slug.split("/")[-1],
                                                                                          self.name],
             difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
-            verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, build_timeout_sec=600.0))
+            verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, build_timeout_sec=600.0, category="reimplementation"))
         return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC)

@@ -19,6 +19,7 @@ from repo2env import SPEC_VERSION, diff_verifier, gitrepo, templates
 from repo2env.bundle import BundleStage
 from repo2env.environment import build_task_image, stage_environment
 from repo2env.errors import InputError
+from repo2env.commit_filters import category_of
 from repo2env.filters import diff_skip_reason
 from repo2env.hashing import content_hash
 from repo2env.instruction import make_instruction
@@ -145,7 +146,7 @@ class PrDiffPipeline(PullRequestPipeline):
             task_id=task_id, description=made.text.splitlines()[0].lstrip("# ").strip(),
             keywords=[repo.slug.split("/")[-1], self.name], difficulty=difficulty, meta=meta,
             agent_timeout_sec=AGENT_TIMEOUT_SEC, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC,
-            build_timeout_sec=build_timeout))
+            build_timeout_sec=build_timeout, category=category_of(pr.title, pr.body)))
         controls = None
         if image is None:  # no environment to run in: the reward function itself is the control
             controls = [ControlResult(name="oracle", expected=1.0, reward=oracle, seconds=0.0),

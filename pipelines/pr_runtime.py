@@ -5,6 +5,7 @@ Stages: list merged PRs (local clone or GitHub) -> split the PR diff -> static f
 oracle/nop controls and publishes.
 """
 
+from repo2env.commit_filters import category_of
 from repo2env.errors import InputError
 from repo2env.filters import static_skip_reason
 from repo2env.metadata import PrRuntimeTests
@@ -45,6 +46,6 @@ class PrRuntimePipeline(PullRequestPipeline):
         spec = RuntimeSpec(
             task_id=self.task_id(repo, pr), pipeline=self.name, pipeline_version=self.version,
             repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=text.title, body=text.body,
-            reference=pr.reference, split=split, tests_table=PrRuntimeTests,
+            reference=pr.reference, split=split, tests_table=PrRuntimeTests, category=category_of(pr.title, pr.body),
             table_fields={"pr_number": pr.number, "issue_numbers": list(text.issue_numbers)})
         return build_runtime_task(spec, ctx)

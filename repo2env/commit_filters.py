@@ -45,6 +45,13 @@ def conventional_type(subject: str) -> str | None:
     return m["type"] if m else None
 
 
+def category_of(title: str, body: str = "") -> str:
+    """``bugfix`` when the change carries a fix signal (the ``fix`` type or a fix word in ``title``, a closing
+    reference in ``body``), else ``feature``: the ``[metadata].category`` of a task made from a change."""
+    fix = conventional_type(title) == "fix" or _FIX_WORDS.search(title) or closing_refs(body, "o", "r")
+    return "bugfix" if fix else "feature"
+
+
 def strip_type(subject: str) -> str:
     """``subject`` without its conventional-commit prefix (``fix(parser): x`` -> ``x``), for the instruction."""
     m = _CONVENTIONAL.match(subject.strip().lower())

@@ -53,6 +53,7 @@ class RuntimeSpec:
     reference: str | None
     split: ChangeSplit
     tests_table: type[RuntimeTests] = RuntimeTests
+    category: str = "bugfix"
     table_fields: dict = field(default_factory=dict)
 
 
@@ -197,6 +198,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
     stage.write_text("task.toml", render_task_toml(
         task_id=spec.task_id, description=title_line, keywords=[spec.repo.slug.split("/")[-1], spec.pipeline],
         difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
-        verifier_timeout_sec=verifier_timeout, build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600)))
+        verifier_timeout_sec=verifier_timeout, build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600),
+        category=spec.category))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
                  test_seconds=sum(r.seconds for r in before + after))

@@ -86,3 +86,12 @@ def test_test_function_changes():
     assert touches_test_functions(NEW_TEST) and touches_test_functions(EDITED_TEST)
     assert touches_test_functions(EDITED_METHOD)
     assert not touches_test_functions(HELPER_ONLY) and not touches_test_functions("")
+
+
+def test_category_of_a_change():
+    from repo2env.commit_filters import category_of
+
+    assert category_of("Fix chunk() dropping the last chunk") == "bugfix"
+    assert category_of("fix(core): keep items") == "bugfix"
+    assert category_of("Add slugify for report names") == "feature"
+    assert category_of("Raise ValueError when dividing by zero", "divide(1, 0) leaked.\n\nFixes #7") == "bugfix"

@@ -40,6 +40,8 @@ def test_exactly_the_right_tasks_with_exact_f2p_p2p(generated):
         meta = read_task_toml(bundle)["metadata"]["repo2env"]
         assert meta["pr_runtime"]["fail_to_pass"] == expected["fail_to_pass"]
         assert meta["pr_runtime"]["pr_number"] == number and meta["pr_runtime"]["flaky"] == []
+        category = read_task_toml(bundle)["metadata"]["category"]
+        assert category == ("bugfix" if number == 1 else "feature"), (number, category)  # only #1 closes an issue
     assert summary.candidates == 5 and len(summary.verified) == 3 and not summary.errors
     assert dict(summary.skipped) == {"docs_ci_only": 1, "no_fail_to_pass": 1}
 
