@@ -138,7 +138,7 @@ class EquivalenceTestsPipeline:
         stage.write_text("environment/docker-compose.yaml", templates.read("docker-compose.yaml"))
         stage.write_text("solution/task_module.py", task_module.reference_copy(fn))
         stage.write_text("solution/solve.sh", templates.read("eqv_solve.sh"), executable=True)
-        stage.write_text("tests/test.sh", templates.read("eqv_test.sh"), executable=True)
+        stage.write_text("tests/test.sh", templates.render("test.sh", grader="eqv_harness.py"), executable=True)
         stage.write_bytes("tests/eqv_harness.py", Path(harness.__file__).read_bytes())
         stage.write_text("tests/test_equivalence.py", templates.read("test_equivalence.py"))
         stage.write_text("tests/cases.json", gate.cases_json)

@@ -119,7 +119,7 @@ class PrDiffPipeline(PullRequestPipeline):
         stage.write_text("instruction.md", made.text)
         if image is not None:
             stage_environment(stage, image, pr.base_commit)
-            stage.write_text("tests/test.sh", templates.read("diff_test.sh"), executable=True)
+            stage.write_text("tests/test.sh", templates.render("test.sh", grader="verifier.py"), executable=True)
             stage.write_bytes("tests/verifier.py", Path(diff_verifier.__file__).read_bytes())
             stage.write_bytes("tests/oracle.patch", whole.encode("utf-8", "surrogateescape"))
             stage.write_text("tests/instruction.md", made.text)

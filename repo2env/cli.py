@@ -16,16 +16,18 @@ from rich.table import Table
 
 from . import __version__
 from .config import load_env_config
+from .containers import docker_client
 from .errors import InputError, R2EError
 from .generate import Summary, generate
+from .hashing import bundle_hash
 from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
 from .scoring import score_task
-from .validate import static_report, validate_run, validate_static
-from .containers import docker_client
 from .sources import PrFilters
 from .synthesis import LlmConfig, parse_llm
+from .task_toml import read_task_toml
+from .validate import validate_run, validate_static
 
 err_console = Console(stderr=True)
 
@@ -275,16 +277,18 @@ def hash_cmd(task_dir, check) -> None:
     """Print the bundle hash of TASK_DIR (specs/bundle-spec.md, "Hashes")."""
     if not (task_dir / "task.toml").is_file():
         raise InputError(f"{task_dir}: no task.toml; pass a task folder")
-    report = static_report(task_dir)
-    if report.bundle_hash is None:
-        raise InputError(report.findings[-1].message)
-    click.echo(f"{report.bundle_hash}  {task_dir}")
+    digest = bundle_hash(task_dir)
+    click.echo(f"{digest}  {task_dir}")
     if check:
-        if report.recorded_hash is None:
+        try:
+            recorded = read_task_toml(task_dir).get("metadata", {}).get("repo2env", {}).get("bundle_hash")
+        except ValueError as exc:
+            raise InputError(f"{task_dir}: task.toml does not parse ({exc})") from None
+        if recorded is None:
             raise InputError(f"{task_dir}: task.toml records no bundle_hash to check against")
-        if report.recorded_hash != report.bundle_hash:
+        if recorded != digest:
             err_console.print(f"[red]error:[/red] {escape(str(task_dir))}: bundle hash differs from the recorded "
-                              f"{report.recorded_hash}", highlight=False, soft_wrap=True)
+                              f"{recorded}", highlight=False, soft_wrap=True)
             sys.exit(1)
 
 

@@ -99,20 +99,36 @@ def _finish(client, draft: Draft, out_dir: Path, reporter: Reporter) -> tuple[st
     return "rejected", reason.value, digest
 
 
+def _lock_path(out: Path) -> Path:
+    return out.parent / (out.name + ".lock")
+
+
+def _check_not_a_file(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+
+
+def _take_lock(handle, out: Path) -> None:
+    """``flock`` ``handle`` without waiting. Raises ``InputError`` when another run holds ``--out``."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
+                         "another folder") from None
+
+
 def _prepare_output(out: Path):
     """Create ``--out``, take its lock, clear stale staging left by a killed run and check that the ledger is
     writable, before any work. Returns the open lock file (held for the run). Raises ``InputError``."""
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+    _check_not_a_file(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        lock = open(out.parent / (out.name + ".lock"), "w")
+        lock = open(_lock_path(out), "w")
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            _take_lock(lock, out)
+        except InputError:
             lock.close()
-            raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
-                             "another folder") from None
+            raise
         stage = staging_root(out)
         if stage.is_dir():
             shutil.rmtree(stage)  # only a dead run's leftovers: a live one would hold the lock
@@ -124,22 +140,23 @@ def _prepare_output(out: Path):
                          "directory") from None
 
 
+def _engine():
+    """A Docker client whose engine answers and has the base image (``DockerUnavailable`` otherwise)."""
+    client = docker_client()
+    require_base_image(client)
+    return client
+
+
 def _precheck_output(out: Path) -> None:
     """Without creating anything: ``--out`` is (or can become) a writable folder no other run holds.
     Raises ``InputError``."""
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+    _check_not_a_file(out)
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not os.access(existing, os.W_OK):
         raise InputError(f"--out {out}: cannot write there ({existing} is not writable); choose a writable directory")
-    lock_file = out.parent / (out.name + ".lock")
-    if lock_file.exists():
-        with open(lock_file) as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
-                                 "another folder") from None
+    if _lock_path(out).exists():
+        with open(_lock_path(out)) as handle:
+            _take_lock(handle, out)
 
 
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
@@ -149,15 +166,13 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
-    client = None
-    if not is_local(source):  # listing a remote source can take long: fail on Docker or --out first
-        client = docker_client()
-        require_base_image(client)
+    remote = not is_local(source)
+    if remote:  # listing a remote source can take long: fail on Docker or --out first
+        client = _engine()
         _precheck_output(options.out)
     plan = pipeline.plan(source, options)
-    if client is None:
-        client = docker_client()
-        require_base_image(client)
+    if not remote:  # a local plan is quick and its bad input is reported without an engine
+        client = _engine()
     lock = _prepare_output(options.out)
     try:
         remove_leftovers(client)

@@ -191,9 +191,6 @@ class GitHubApi:
     token: str | None
     stats: ApiStats
 
-    def close(self) -> None:
-        self.client.close()
-
 
 def connect(api_url: str = PUBLIC_API, *, cache_dir: Path | None = None, token: str | None = None,
             max_wait: float = DEFAULT_MAX_WAIT_SEC, retries: int = 8,

@@ -16,7 +16,7 @@ What happened is returned as records for ``[metadata.repo2env]`` (``leak_audit``
 from dataclasses import dataclass
 from typing import Literal
 
-from .leak_audit import RULES, AuditContext, audit, remove_findings, rules_fired
+from .leak_audit import AuditContext, Finding, audit, remove_findings, rules_fired
 from .leak_strip import build_instruction, is_too_thin
 from .metadata import LeakAuditRecord, SynthesisRecord
 from .synthesis import SynthesisInput, Synthesizer
@@ -50,31 +50,31 @@ def _describe(findings) -> str:
 
 
 def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer):
-    """(text or None, SynthesisRecord, rules fired along the way)."""
+    """(text or None, SynthesisRecord, every finding of the audit along the way)."""
     title, _, body = deterministic.partition("\n")
     material = SynthesisInput(title=title.lstrip("# ").strip(), body=body.strip(), symbols=tuple(symbols))
     record = SynthesisRecord(model=synthesizer.config.name, outcome="failed")
-    fired: list[str] = []
+    seen: list[Finding] = []
     finding = None
     for attempt in (1, 2):
         reply = synthesizer.write(material, finding=finding)
         if reply is None:
             outcome = "budget_reached" if not synthesizer.budget_left() else "failed"
             error = synthesizer.last_error if outcome == "failed" else None
-            return None, record.model_copy(update={"outcome": outcome, "error": error}), fired
+            return None, record.model_copy(update={"outcome": outcome, "error": error}), seen
         record = record.model_copy(update={
             "attempts": attempt, "input_tokens": record.input_tokens + reply.input_tokens,
             "output_tokens": record.output_tokens + reply.output_tokens,
             "cost_usd": None if reply.cost_usd is None else round((record.cost_usd or 0) + reply.cost_usd, 6)})
         text = _normalise(reply.text, material.title)
         findings = audit(text, ctx)
-        fired += [r for r in rules_fired(findings) if r not in fired]
+        seen += findings
         if not findings:
             if is_too_thin(text):
-                return None, record.model_copy(update={"outcome": "too_thin"}), fired
-            return text, record.model_copy(update={"outcome": "used" if attempt == 1 else "used_after_reask"}), fired
+                return None, record.model_copy(update={"outcome": "too_thin"}), seen
+            return text, record.model_copy(update={"outcome": "used" if attempt == 1 else "used_after_reask"}), seen
         finding = _describe(findings)
-    return None, record.model_copy(update={"outcome": "leaked_twice"}), fired
+    return None, record.model_copy(update={"outcome": "leaked_twice"}), seen
 
 
 def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
@@ -83,16 +83,16 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
     are the public names the gold patch touches (shown to the model only)."""
     deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths)
     synthesis = None
-    fired: list[str] = []
+    seen: list[Finding] = []
     if synthesizer is not None:
-        text, synthesis, fired = _synthesize(deterministic, symbols, ctx, synthesizer)
+        text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer)
         if text is not None:
             action = "none" if synthesis.outcome == "used" else "reasked"
-            record = LeakAuditRecord(source="synthesized", rules_fired=[r for r in RULES if r in fired], action=action)
+            record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action)
             return Instruction(text, "synthesized", record, synthesis)
     findings = audit(deterministic, ctx)
     text = remove_findings(deterministic, findings) if findings else deterministic
-    fired += [r for r in rules_fired(findings) if r not in fired]
+    seen += findings
     action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
-    record = LeakAuditRecord(source="deterministic", rules_fired=[r for r in RULES if r in fired], action=action)
+    record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action)
     return Instruction(text, "deterministic", record, synthesis, too_thin=is_too_thin(text))

@@ -77,7 +77,7 @@ def _stage_files(stage: BundleStage, spec: RuntimeSpec, image: TaskImage, config
     stage_environment(stage, image, spec.base_commit)
     stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
-    stage.write_text("tests/test.sh", templates.read("test.sh"), executable=True)
+    stage.write_text("tests/test.sh", templates.render("test.sh", grader="verifier.py"), executable=True)
     stage.write_bytes("tests/verifier.py", Path(verifier.__file__).read_bytes())
     stage.write_bytes("tests/test.patch", spec.split.test_patch.encode("utf-8", "surrogateescape"))
     if config_patch:

@@ -1,7 +1,7 @@
 """Files shipped into images and bundles are real files in ``templates/``; this module reads and fills them.
 
 Filling uses ``string.Template.substitute``: a placeholder without a value raises ``KeyError`` (never a silent
-blank). Static files (``test.sh``, ``solve.sh``, ``scrub_history.sh``, ``docker-compose.yaml``) are copied as-is.
+blank). Static files (``solve.sh``, ``scrub_history.sh``, ``docker-compose.yaml``) are copied as-is.
 """
 
 from importlib import resources

@@ -52,6 +52,7 @@ class TaskReport:
     findings: list[Finding] = field(default_factory=list)
     controls: dict | None = None
     status: str | None = None
+    text_only: bool = False
 
     @property
     def ok(self) -> bool:
@@ -104,10 +105,11 @@ def _layout(task: Path, config: dict, report: TaskReport) -> None:
     instruction = task / "instruction.md"
     if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
         report.error("layout", "instruction.md is missing or empty")
-    text_only = (config.get("metadata", {}).get("repo2env", {}).get("pr_diff", {}) or {}).get("emit_harbor_env") is False
+    pr_diff = config.get("metadata", {}).get("repo2env", {}).get("pr_diff") or {}
+    report.text_only = pr_diff.get("emit_harbor_env") is False
     env = task / "environment"
     has_env = (env / "Dockerfile").is_file() or (env / "docker-compose.yaml").is_file()
-    if text_only:
+    if report.text_only:
         report.warn("layout", "text-only bundle: no environment/ or tests/, not runnable in Harbor")
         return
     if not has_env:
@@ -208,7 +210,6 @@ def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | No
             label = task
         return run_report(client, report, label=label)
 
-    runnable = [r for r in reports if r.ok and r.layout is not None and not any(
-        f.check == "layout" and "text-only" in f.message for f in r.findings)]
+    runnable = [r for r in reports if r.ok and r.layout is not None and not r.text_only]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, runnable))

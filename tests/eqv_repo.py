@@ -3,9 +3,9 @@
 ``build_eqv_repo(path)`` creates it with one commit; ``PURE`` are the functions that must become tasks.
 """
 
-import os
-import subprocess
 from pathlib import Path
+
+from tests.conftest import commit_files, git
 
 PURE = ("textkit.core.clamp", "textkit.core.count_vowels", "textkit.core.slugify")
 IMPURE = "textkit.core.stamp"
@@ -95,14 +95,8 @@ packages = ["textkit"]
 
 def build_eqv_repo(path: Path) -> Path:
     path.mkdir(parents=True)
-    files = {"pyproject.toml": PYPROJECT, "textkit/__init__.py": "", "textkit/core.py": CORE,
-             "tests/__init__.py": "", "tests/test_core.py": TESTS}
-    for rel, text in files.items():
-        (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_text(text)
-    env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="T",
-               GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_DATE="2025-05-01T00:00:00Z", GIT_COMMITTER_DATE="2025-05-01T00:00:00Z")
-    for args in (["init", "-q", "--initial-branch=main"], ["add", "-A"], ["commit", "-q", "-m", "textkit"]):
-        subprocess.run(["git", "-C", str(path), *args], env=env, check=True, capture_output=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    commit_files(path, "textkit", {"pyproject.toml": PYPROJECT, "textkit/__init__.py": "", "textkit/core.py": CORE,
+                                   "tests/__init__.py": "", "tests/test_core.py": TESTS},
+                 date="2025-05-01T00:00:00Z")
     return path

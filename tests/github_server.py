@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from tests.conftest import git
+
 PREFIX = "/api/v3"
 
 
@@ -236,11 +238,7 @@ def _handler(state: FakeGitHub):
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="T",
-               GIT_COMMITTER_EMAIL="t@example.org", GIT_AUTHOR_DATE="2025-01-01T00:00:00Z",
-               GIT_COMMITTER_DATE="2025-01-01T00:00:00Z")
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout
+    return git(repo, *args, env={"GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"})
 
 
 def serve_git_history(repo: Path, bare: Path, owner: str, name: str) -> FakeGitHub:

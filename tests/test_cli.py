@@ -1,7 +1,5 @@
 """repo2env/cli.py: bad input gets one clear line and a non-zero exit, and writes nothing."""
 
-import pytest
-
 from repo2env.cli import main
 from tests.conftest import commit_files
 

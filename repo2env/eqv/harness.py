@@ -8,9 +8,9 @@ in the task container; the generator runs the same file to calibrate (stub, refe
 - An outcome is ``["ok", <encoded result>]``, ``["ok-opaque", <type name>, <repr>]`` for a result that cannot be
   encoded, or ``["raise", <exception type name>]``. Two outcomes agree when equal (floats within 1e-9 relative,
   NaN equal to NaN).
-- The reference is loaded from ``reference_module.py`` (the module's source at the task's commit) as a sibling
-  module of the original, so its relative imports resolve. Before the candidate is imported, the original
-  ``<module>.<name>`` is replaced by a function that raises, so a candidate that delegates to it fails.
+- The reference's outcomes are computed once, at generation (``casegen``), and shipped in ``cases.json``: the
+  grader never runs the reference. Before the candidate is imported, the original ``<module>.<name>`` is
+  replaced by a function that raises, so a candidate that delegates to it fails.
 - ``grade`` runs the candidate in a child process (it only returns outcomes); the parent compares and writes
   ``reward.txt`` (1 when every case agrees, else 0) and ``reward-details.json``.
 """
@@ -112,17 +112,6 @@ def _close(a, b):
 def agree(a, b):
     """True when two outcomes mean the same behaviour."""
     return _close(a, b)
-
-
-def load_reference(reference_file, module_name):
-    """Import ``reference_file`` (the original module's source) as a fresh sibling of ``module_name``."""
-    package = module_name.rpartition(".")[0]
-    name = (package + "." if package else "") + "_r2e_ref_" + uuid.uuid4().hex[:8]
-    spec = importlib.util.spec_from_file_location(name, reference_file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def block_original(module_name, func_name):
