@@ -54,6 +54,7 @@ class CommitRuntimePipeline:
 
     name = "commit_runtime"
     version = "0.1.0"
+    formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
         self._source: RepoSource | None = None

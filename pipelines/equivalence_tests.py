@@ -24,6 +24,7 @@ from repo2env.eqv.discover import FunctionCandidate, discover, select
 from repo2env.eqv.generation import GateResult, run_gate
 from repo2env.errors import InputError
 from repo2env.hashing import content_hash
+from repo2env.layout13 import SplitLayout
 from repo2env.leak_audit import AuditContext, audit, remove_findings, rules_fired
 from repo2env.metadata import (EquivalenceTable, Evaluation, LeakAuditRecord, Repo2EnvMetadata, RewardCalibration,
                                difficulty_bucket)
@@ -62,6 +63,7 @@ class EquivalenceTestsPipeline:
 
     name = "equivalence_tests"
     version = "0.1.0"
+    formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
         self._opts = parse_options({})
@@ -185,4 +187,12 @@ class EquivalenceTestsPipeline:
                                                                                          self.name],
             difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
             verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, build_timeout_sec=600.0, category="reimplementation"))
-        return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC)
+        layout = SplitLayout(
+            repo_path=repo.path, commit=self._commit, image_ref=image.image_ref,
+            learner={rel: text.encode() for rel, text in start.items()},
+            verifier={rel: text.encode() for rel, text in start.items()}, artifacts=["task_module.py"],
+            reference={"task_module.py": task_module.reference_copy(fn).encode()},
+            test_selectors=["/tests/test_equivalence.py"],
+            must_pass=[f"tests/test_equivalence.py::test_same_outcome_as_the_reference[{i}]"
+                       for i in range(len(json.loads(gate.cases_json)["cases"]))])
+        return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, split_layout=layout)

@@ -22,6 +22,7 @@ class PrRuntimePipeline(PullRequestPipeline):
 
     name = "pr_runtime"
     version = "0.2.0"
+    formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
         self._source: RepoSource | None = None

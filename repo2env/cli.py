@@ -20,6 +20,7 @@ from .containers import docker_client
 from .errors import InputError, R2EError
 from .generate import Summary, generate
 from .hashing import bundle_hash
+from .layout13 import FORMATS
 from .ledger import ledger_path
 from .outcomes import SKIP_REASONS, SkipReason
 from .pipeline import GenerateOptions, available
@@ -145,6 +146,9 @@ def _show_library_log() -> None:
 @click.argument("source")
 @click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
+@click.option("--format", "bundle_format", type=click.Choice(FORMATS), default="harbor-1.0", show_default=True,
+              help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema 1.3 (source "
+              "snapshots, artifacts, a separate verifier container, no network).")
 @click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
 @click.option("--since", help="Only candidates merged (commits: committed) on or after this date (YYYY-MM-DD or "
               "ISO 8601, UTC).")
@@ -180,7 +184,7 @@ def _show_library_log() -> None:
 @click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
               help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
 @click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
-def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, max_source_files, runs_before,
+def generate_cmd(source, pipeline_name, out, bundle_format, limit, since, until, prs, branch, max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
                  include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
                  llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
@@ -203,7 +207,8 @@ def generate_cmd(source, pipeline_name, out, limit, since, until, prs, branch, m
         cache_dir=_cache_dir(cache_dir), github_max_wait=max_rate_wait,
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
                              exclude_labels=tuple(exclude_labels)),
-        llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price))
+        llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
+        format=bundle_format)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)

@@ -58,17 +58,19 @@ MEMORY_MB = 4096
 class TaskContainer:
     """A running container of ``image``; use as a context manager.
 
-    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included).
+    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included);
+    ``network=False`` starts it with no network at all (Harbor's ``network_mode = "no-network"``).
     Errors from the engine propagate as ``docker.errors.DockerException``.
     """
 
     def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
-                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB):
+                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True):
         self.client = client
         self.image = image
         self.extra_hosts = extra_hosts or {}
         self.workdir = workdir
         self.memory_mb = memory_mb
+        self.network = network
         self.container = None
 
     def __enter__(self) -> "TaskContainer":
@@ -76,7 +78,8 @@ class TaskContainer:
         self.container = self.client.containers.create(
             self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
             extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
-            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m")
+            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+            **({} if self.network else {"network_mode": "none"}))
         self.container.start()
         return self
 
@@ -93,21 +96,34 @@ class TaskContainer:
         self.exec(["sh", "-c", f"rm -rf {shlex.quote(dest)} && mkdir -p {shlex.quote(parent or '/')}"])
         self.container.put_archive(parent or "/", tar_directory(src, name))
 
-    def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None) -> tuple[int, str, float]:
-        """Run ``cmd`` as root; returns ``(exit_code, output_tail, seconds)``. Exit 124 means it timed out."""
+    def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
+             user: str = "root") -> tuple[int, str, float]:
+        """Run ``cmd`` as ``user``; returns ``(exit_code, output_tail, seconds)``. Exit 124 means it timed out."""
         start = time.monotonic()
         wrapped = ["timeout", "-k", "10", str(int(timeout_sec)), *cmd]
-        code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False)
+        code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False, user=user)
         text = (out or b"").decode("utf-8", errors="replace")
         return code, text[-6000:], time.monotonic() - start
 
-    def read_file(self, path: str) -> bytes | None:
-        """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""
+    def get_tar(self, path: str) -> bytes | None:
+        """A tar archive (bytes) of ``path`` in the container as its last component, or None when it is absent."""
         try:
             stream, _ = self.container.get_archive(path)
         except docker.errors.NotFound:
             return None
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+        return b"".join(stream)
+
+    def put_tar(self, parent: str, data: bytes) -> None:
+        """Extract the tar archive ``data`` into the directory ``parent`` (created when missing)."""
+        self.exec(["mkdir", "-p", parent])
+        self.container.put_archive(parent, data)
+
+    def read_file(self, path: str) -> bytes | None:
+        """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""
+        data = self.get_tar(path)
+        if data is None:
+            return None
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             member = tar.next()
             if member is None or not member.isfile():
                 return None

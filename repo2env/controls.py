@@ -17,6 +17,8 @@ from .images import environment_image
 from .metadata import Evaluation
 from .models import ControlResult
 from .outcomes import EvaluationStatus, SkipReason
+from .separate_verifier import SeparateTrial, verifier_mode
+from .task_toml import read_task_toml
 
 CONTROLS = ("oracle", "nop")
 
@@ -61,9 +63,14 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
 def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
                  verifier_timeout_sec: float, expected_nop: float = 0.0) -> list[ControlResult]:
     """Build the bundle's environment and run the oracle (must score 1.0) and the nop (must score
-    ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one)."""
-    image = environment_image(client, bundle / "environment", task_id)
+    ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one). A task whose verifier
+    runs in its own container (schema 1.3) is run by ``separate_verifier.SeparateTrial``."""
     expected = {"oracle": 1.0, "nop": expected_nop}
+    config = read_task_toml(bundle)
+    if verifier_mode(config) == "separate":
+        trial = SeparateTrial(client, bundle, config, task_id)
+        return [trial.run(name, expected[name], verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
+    image = environment_image(client, bundle / "environment", task_id)
     return [run_control(client, bundle, image, name, expected[name], verifier_timeout_sec=verifier_timeout_sec)
             for name in CONTROLS]
 

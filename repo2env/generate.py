@@ -18,7 +18,7 @@ from typing import Protocol
 import docker.errors
 import requests.exceptions
 
-from . import ledger
+from . import layout13, ledger
 from .bundle import remove_tree, staging_root
 from .containers import docker_client, remove_leftovers
 from .controls import evaluation_from, run_controls
@@ -78,11 +78,16 @@ def rejected_root(out_dir: Path) -> Path:
     return out_dir.parent / (out_dir.name + ".rejected")
 
 
-def _finish(client, draft: Draft, out_dir: Path, reporter: Reporter) -> tuple[str, str | None, str]:
-    """Run the controls on a draft, label it and publish it. Returns (status, reason, bundle_hash)."""
-    bundle = draft.stage.root
-    reporter.stage("controls: oracle and nop")
+def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) -> tuple[str, str | None, str]:
+    """Convert a draft to the requested format, run its controls, label it and publish it.
+    Returns (status, reason, bundle_hash)."""
+    bundle, out_dir = draft.stage.root, options.out
     try:
+        if options.format == "harbor-1.3":
+            reporter.stage("schema 1.3 layout")
+            layout13.convert(draft.stage, draft.split_layout)
+            draft.controls = None  # measured again, the 1.3 way (separate verifier)
+        reporter.stage("controls: oracle and nop")
         digest = bundle_hash(bundle)
         results = draft.controls if draft.controls is not None else run_controls(
             client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec,
@@ -165,6 +170,9 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     reporter = reporter or SilentReporter()
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
+    formats = getattr(pipeline, "formats", ("harbor-1.0",))
+    if options.format not in formats:
+        raise InputError(f"--format {options.format}: {pipeline_name} writes {', '.join(formats)}; choose one of them")
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
     remote = not is_local(source)
     if remote:  # listing a remote source can take long: fail on Docker or --out first
@@ -210,7 +218,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
                 status, reason, detail = "skipped", result.reason.value, result.detail
                 summary.skipped[reason] += 1
             else:
-                status, reason, digest = _finish(client, result, options.out, reporter)
+                status, reason, digest = _finish(client, result, options, reporter)
                 summary.timings.append(TaskTiming(task_id, time.monotonic() - t0, result.test_seconds))
                 if status == "verified":
                     summary.verified.append(task_id)

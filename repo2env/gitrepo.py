@@ -115,6 +115,14 @@ def show_file(repo_path: Path | str, commit: str, path: str) -> str | None:
         return None
 
 
+def file_bytes(repo_path: Path | str, commit: str, path: str) -> bytes | None:
+    """Bytes of ``path`` at ``commit`` (exact, binary-safe), or None when absent."""
+    try:
+        return run_git(repo_path, "cat-file", "blob", f"{commit}:{path}")
+    except GitError:
+        return None
+
+
 def scrubbed_copy(source: Path | str, base_commit: str, dest: Path, branch: str = "main") -> None:
     """Create at ``dest`` a new repository whose only reachable history is ``base_commit`` and its ancestors.
 

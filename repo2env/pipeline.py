@@ -34,7 +34,8 @@ class GenerateOptions:
     """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
     ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
     ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
-    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``)."""
+    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
+    or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``)."""
 
     out: Path
     limit: int | None = None
@@ -53,6 +54,7 @@ class GenerateOptions:
     github_max_wait: float = 3600.0
     pr_filters: PrFilters = field(default_factory=PrFilters)
     llm: Any = None
+    format: str = "harbor-1.0"
 
 
 @dataclass
@@ -79,7 +81,9 @@ class Draft:
     """A staged bundle ready for controls. ``test_seconds`` sums its generation-time container test runs;
     ``verifier_timeout_sec`` bounds each control's test.sh. ``expected_nop`` is the reward doing nothing must
     score (0.0 for binary rewards; a graded reward's measured baseline). ``controls``: results the pipeline
-    computed itself (a bundle without an environment); None means the core runs them in Docker."""
+    computed itself (a bundle without an environment); None means the core runs them in Docker. ``split_layout``
+    (a ``layout13.SplitLayout``) says how the task splits for ``--format harbor-1.3``; a pipeline that leaves it
+    None writes layout 1.0 only."""
 
     task_id: str
     stage: BundleStage
@@ -87,6 +91,7 @@ class Draft:
     test_seconds: float = 0.0
     expected_nop: float = 0.0
     controls: list | None = None
+    split_layout: Any = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,9 @@ class Plan:
 
 @runtime_checkable
 class Pipeline(Protocol):
-    """A pipeline plugin. ``name`` and ``version`` go into every bundle's ``[metadata.repo2env]``."""
+    """A pipeline plugin. ``name`` and ``version`` go into every bundle's ``[metadata.repo2env]``. An optional
+    ``formats`` tuple names the ``--format`` values it writes (default ``("harbor-1.0",)``; ``harbor-1.3`` needs
+    ``Draft.split_layout``)."""
 
     name: str
     version: str

@@ -21,6 +21,7 @@ from .errors import BuildError, TestRunError
 from .hashing import content_hash
 from .instruction import make_instruction
 from .leak_audit import AuditContext, added_lines
+from .layout13 import SplitLayout
 from .leak_strip import build_instruction, is_too_thin
 from .metadata import Evaluation, Repo2EnvMetadata, RewardCalibration, RuntimeTests, difficulty_bucket
 from .models import ChangeSplit, RepoRef, TestRun
@@ -90,6 +91,26 @@ def _config_patch(spec: RuntimeSpec) -> str:
     paths = [p for p in spec.split.source_files + spec.split.docs_ci_files
              if PurePosixPath(p).name in verifier.TEST_CONFIG_NAMES]
     return gitrepo.diff(spec.repo.path, spec.base_commit, spec.head_commit, paths)
+
+
+def split_layout(spec: RuntimeSpec, image: TaskImage, selection, targets: list[str]) -> SplitLayout:
+    """The schema 1.3 split of a runtime task: the learner's copy lacks every test file of the test patch; the
+    verifier's copy holds them and the test-configuration files as of the head commit, and lacks the files the
+    reference deletes; the artifacts are the reference's other files."""
+    config_names = verifier.TEST_CONFIG_NAMES
+    gold = [p for p in spec.split.source_files + spec.split.docs_ci_files if PurePosixPath(p).name not in config_names]
+    at_head = {p: gitrepo.file_bytes(spec.repo.path, spec.head_commit, p) for p in gold}
+    verifier_overlay = {p: gitrepo.file_bytes(spec.repo.path, spec.head_commit, p) for p in spec.split.test_files}
+    verifier_overlay.update({p: gitrepo.file_bytes(spec.repo.path, spec.head_commit, p)
+                             for p in spec.split.source_files + spec.split.docs_ci_files
+                             if PurePosixPath(p).name in config_names})
+    verifier_overlay.update({p: None for p, data in at_head.items() if data is None})
+    must_pass = list(selection.fail_to_pass + selection.pass_to_pass)
+    return SplitLayout(repo_path=spec.repo.path, commit=spec.base_commit, image_ref=image.image_ref,
+                       learner={p: None for p in spec.split.test_files}, verifier=verifier_overlay,
+                       artifacts=gold, reference=at_head, test_selectors=targets or sorted(
+                           {t.split("::", 1)[0] for t in must_pass}), must_pass=must_pass,
+                       grader_config="config.json")
 
 
 def stable_timeout(seconds: float, *, floor: int, step: int = 300) -> float:
@@ -201,4 +222,5 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
         verifier_timeout_sec=verifier_timeout, build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600),
         category=spec.category))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
-                 test_seconds=sum(r.seconds for r in before + after))
+                 test_seconds=sum(r.seconds for r in before + after),
+                 split_layout=split_layout(spec, image, selection, targets))

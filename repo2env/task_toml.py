@@ -13,12 +13,12 @@ from .containers import MEMORY_MB
 from .metadata import Evaluation, Repo2EnvMetadata
 
 
-def _clean(value):
+def clean_none(value):
     """tomlkit cannot write None: drop None values recursively."""
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if v is not None}
+        return {k: clean_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [_clean(v) for v in value]
+        return [clean_none(v) for v in value]
     return value
 
 
@@ -38,7 +38,7 @@ def render_task_toml(*, task_id: str, description: str, keywords: list[str], dif
     metadata["difficulty"] = difficulty
     metadata["category"] = category
     metadata["keywords"] = keywords
-    metadata["repo2env"] = _clean(meta.model_dump(mode="json"))
+    metadata["repo2env"] = clean_none(meta.model_dump(mode="json"))
     doc["metadata"] = metadata
     doc["agent"] = {"timeout_sec": float(agent_timeout_sec)}
     doc.add(tomlkit.comment("harbor lint: shared-verifier is deliberate. In layout 1.0 the verifier grades the "
@@ -67,5 +67,5 @@ def set_labels(bundle: Path, *, bundle_hash: str, evaluation: Evaluation) -> Non
         doc["metadata"]["repo2env"] = tomlkit.table()
     r2e = doc["metadata"]["repo2env"]
     r2e["bundle_hash"] = bundle_hash
-    r2e["evaluation"] = _clean(evaluation.model_dump(mode="json"))
+    r2e["evaluation"] = clean_none(evaluation.model_dump(mode="json"))
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")

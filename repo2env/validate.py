@@ -5,14 +5,15 @@ Static checks (``static_report``):
 - ``toml``: ``task.toml`` parses (TOML 1.0).
 - ``layout``: ``version = "1.0"`` (Harbor task layout 1.0) or ``schema_version = "1.3"``; ``instruction.md`` is
   not empty; ``tests/test.sh`` exists and is executable; ``environment/`` has a Dockerfile or compose file
-  (a text-only pr_diff bundle gets a warning instead: it is not runnable in Harbor).
+  (a text-only pr_diff bundle gets a warning instead: it is not runnable in Harbor). Schema 1.3 with a separate
+  verifier: artifacts are declared (warning); ours also carry ``contract.json`` and snapshots without ``.git``.
 - ``harbor``: when the ``harbor`` package imports, Harbor's own ``TaskConfig`` accepts ``task.toml``.
 - ``schema``: ``[metadata.repo2env]``, when present, satisfies ``specs/metadata.schema.json``.
 - ``hash``: a recorded ``bundle_hash`` equals the bundle's hash now, and a verified label's
   ``subject_bundle_hash`` equals it too (a byte or a mode bit changed after generation fails here). Symlinks and
   special files are refused.
 
-``--run`` (``run_report``) builds the environment and runs the oracle (must score 1.0) and the nop (must score
+``--run`` (``run_report``) builds the environment (and a separate verifier's image) and runs the oracle (must score 1.0) and the nop (must score
 0.0, or a graded task's ``reward_calibration.baseline_reward``) with the docker SDK, like Harbor's trial, and
 labels the task (``stage = "validation"``) with evidence bound to its bundle hash.
 """
@@ -27,7 +28,9 @@ import jsonschema
 
 from .errors import InputError
 from .hashing import bundle_hash
+from .layout13 import CONTRACT
 from .metadata import json_schema
+from .separate_verifier import artifact_sources, verifier_mode
 
 LEVELS = ("error", "warning")
 
@@ -119,6 +122,20 @@ def _layout(task: Path, config: dict, report: TaskReport) -> None:
         report.error("layout", "tests/test.sh is missing")
     elif not test_sh.stat().st_mode & 0o111:
         report.error("layout", "tests/test.sh is not executable")
+    if report.layout == "1.3":
+        _layout_13(task, config, report)
+
+
+def _layout_13(task: Path, config: dict, report: TaskReport) -> None:
+    if verifier_mode(config) == "separate" and not artifact_sources(config):
+        report.warn("layout", "separate verifier but no artifacts: the verifier sees nothing the agent did")
+    if "repo2env" not in config.get("metadata", {}):
+        return
+    for rel in ("environment/source/.git", "tests/source/.git"):
+        if (task / rel).exists():
+            report.error("layout", f"{rel} exists: a 1.3 snapshot carries no git history")
+    if not (task / CONTRACT).is_file():
+        report.error("layout", f"{CONTRACT} is missing (the files the agent may submit and the tests that must pass)")
 
 
 def _schema(config: dict, report: TaskReport) -> None:

@@ -18,7 +18,9 @@ Commands (``python3 verifier.py COMMAND --tests-dir DIR``), both reading ``DIR/c
 ``config.json`` keys: ``workspace`` (repository path), ``base_commit`` (40-hex sha), ``test_patch`` (file name in
 the tests dir), ``config_patch`` (file name or null: the reference patch's changes to test configuration files),
 ``restore_paths`` (paths checked out from the base commit before the test patch is applied), ``remove_paths``
-(paths the test patch creates), ``run_targets`` (pytest arguments for ``run``), ``timeout_sec``.
+(paths the test patch creates), ``run_targets`` (pytest arguments for ``run``), ``timeout_sec``, and
+``prepared`` (true in a schema 1.3 verifier image: its copy of the repository already holds the hidden tests and
+has no git, so nothing is reset or applied; only the agent's artifacts reach it).
 """
 
 import argparse
@@ -128,8 +130,10 @@ def prepare_workspace(config, tests_dir):
 
     Order: remove files the test patch creates and planted (untracked) test configuration; check out
     ``restore_paths`` from the base commit; apply ``config_patch`` then ``test_patch`` with ``git apply``.
-    Raises ``RuntimeError`` naming the git step that failed.
+    Raises ``RuntimeError`` naming the git step that failed. Does nothing when ``config["prepared"]``.
     """
+    if config.get("prepared"):
+        return
     ws = config["workspace"]
     for rel in list(config.get("remove_paths", [])) + _untracked_test_config(ws):
         path = os.path.join(ws, rel)

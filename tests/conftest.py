@@ -97,3 +97,14 @@ def demo_generated(docker_client, demo_repo, tmp_path_factory):
     out = tmp_path_factory.mktemp("gen") / "tasks"
     summary = generate("pr_runtime", str(demo_repo), GenerateOptions(out=out))
     return out, summary
+
+
+@pytest.fixture(scope="session")
+def demo_generated_13(docker_client, demo_repo, tmp_path_factory):
+    """``generate pr_runtime --format harbor-1.3`` on the demo repository, once per session: (out, summary)."""
+    from repo2env.generate import generate
+    from repo2env.pipeline import GenerateOptions
+
+    out = tmp_path_factory.mktemp("gen13") / "tasks"
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(out=out, format="harbor-1.3"))
+    return out, summary

@@ -148,3 +148,13 @@ def test_pr_diff_options_and_score_errors(demo_repo, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
     code, out = run_cli(capsys, "score", "--task", str(tmp_path), "--patch", str(tmp_path / "none.diff"))
     assert code == 2 and "no task.toml" in out
+
+
+def test_a_format_the_pipeline_does_not_write_is_refused_first(demo_repo, tmp_path, capsys):
+    code = main(["generate", "--pipeline", "pr_diff", str(demo_repo), "--out", str(tmp_path / "o"),
+                 "--format", "harbor-1.3"])
+    assert code == 2 and "--format harbor-1.3: pr_diff writes harbor-1.0" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert main(["generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
+                 "--format", "harbor-2"]) == 2
+    assert "'harbor-2' is not one of 'harbor-1.0', 'harbor-1.3'" in capsys.readouterr().err

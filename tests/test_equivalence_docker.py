@@ -3,10 +3,12 @@ tasks; a delegating stub, a wrong implementation and an exact copy score 0, 0 an
 no trace of the original body in the image."""
 
 import json
+import shutil
 
 import pytest
 
 from repo2env.containers import TaskContainer
+from repo2env.controls import run_controls
 from repo2env.eqv import task_module
 from repo2env.eqv.discover import functions_in
 from repo2env.generate import generate
@@ -85,3 +87,26 @@ def test_hidden_reference_leaves_no_trace_of_the_body(eqv_run, docker_client, tm
     assert len(log.strip().splitlines()) == 1 and objects.strip() == "0"
     assert "raise NotImplementedError" in module and body_line not in module
     assert body_line in (bundle / "tests" / "reference.py").read_text()
+
+
+def test_schema_13_bundle_grades_the_submitted_module_in_a_separate_verifier(eqv_run, docker_client, tmp_path):
+    repo, _, _ = eqv_run
+    out = tmp_path / "t13"
+    summary = generate("equivalence_tests", str(repo), GenerateOptions(
+        out=out, limit=1, format="harbor-1.3", pipeline_opts={"reference": "hidden", "seed": "3"}))
+    assert len(summary.verified) == 1, (summary.skipped, summary.rejected, summary.errors)
+    bundle = out / summary.verified[0]
+    config = read_task_toml(bundle)
+    name = config["metadata"]["repo2env"]["equivalence_tests"]["function"]
+    fn = next(f for f in functions_in("textkit/core.py", CORE) if f.name == name)
+    assert config["schema_version"] == "1.3" and config["artifacts"] == [{"source": "/workspace/task_module.py"}]
+    stripped = (bundle / "environment/source/textkit/core.py").read_text()
+    assert "raise NotImplementedError" in stripped and fn.source.splitlines()[-2].strip() not in stripped
+    assert (bundle / "tests/source/textkit/core.py").read_text() == stripped
+    assert (bundle / "solution/reference/task_module.py").read_text() == task_module.reference_copy(fn)
+    # a wrong submission through the separate verifier scores 0
+    wrong = tmp_path / "wrong"
+    shutil.copytree(bundle, wrong)
+    (wrong / "solution/reference/task_module.py").write_text(task_module.delegating(fn))
+    results = run_controls(docker_client, wrong, "eqv-wrong-13", verifier_timeout_sec=300)
+    assert [(r.name, r.reward) for r in results] == [("oracle", 0.0), ("nop", 0.0)]
