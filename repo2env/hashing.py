@@ -41,7 +41,7 @@ def bundle_files(bundle: Path) -> list[Path]:
 
 
 VOLATILE = ("bundle_hash", "evaluation", "built_at")  # keys of [metadata.repo2env] outside the hash
-VOLATILE_TIMINGS = ("run_seconds_before", "run_seconds_after")  # keys of its sub-tables outside the hash
+VOLATILE_TIMINGS = ("run_seconds_before", "run_seconds_after", "pushed_at")  # keys of its sub-tables outside the hash
 
 
 def normalised_config(config: dict) -> bytes:

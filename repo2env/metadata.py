@@ -32,12 +32,15 @@ class Evaluation(_Table):
 
 
 class Reproducibility(_Table):
-    """How to get the environment image: ``local_only`` (built on this machine) until ``push`` rewrites it."""
+    """How to get the environment image: ``local_only`` (built on this machine) until ``push`` rewrites it to
+    ``registry``: ``image_ref`` is then the pushed image by digest (``host/name@sha256:…``), which every
+    Dockerfile of the bundle starts ``FROM``, and ``pushed_at`` says when (outside the bundle hash)."""
 
     mode: Literal["local_only", "registry"] = "local_only"
     image_ref: str
     python: str
     image_visibility: Literal["private", "public"] = "private"
+    pushed_at: datetime | None = None
     bootstrap_image: str
     install_source: str
     install_commands: list[str]

@@ -82,10 +82,13 @@ class EvaluationStatus(StrEnum):
     UNVERIFIED = "unverified"
     VERIFIED = "verified"
     FAILED_CONTROLS = "failed_controls"
+    STALE = "stale"
 
 
 EVALUATION_STATUSES: dict[EvaluationStatus, str] = {
     EvaluationStatus.UNVERIFIED: "controls have not been run (reason_codes says why)",
     EvaluationStatus.VERIFIED: "in Docker the oracle scored 1.0 and the nop 0.0, on the bundle with this hash",
     EvaluationStatus.FAILED_CONTROLS: "a control scored the wrong reward; reason_codes names which",
+    EvaluationStatus.STALE: "measured on an earlier version of the bundle (subject_bundle_hash differs, e.g. after "
+                            "push pinned the image); run validate --run to measure this one",
 }

@@ -69,3 +69,37 @@ def set_labels(bundle: Path, *, bundle_hash: str, evaluation: Evaluation) -> Non
     r2e["bundle_hash"] = bundle_hash
     r2e["evaluation"] = clean_none(evaluation.model_dump(mode="json"))
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+
+
+def pin_registry_image(bundle: Path, *, image_ref: str, visibility: str, pushed_at: str) -> None:
+    """``[metadata.repo2env.reproducibility]`` after a push: ``mode = "registry"``, ``image_ref`` (by digest),
+    ``image_visibility``, ``pushed_at`` (RFC 3339). A task without that table (made elsewhere) is left as is."""
+    path = bundle / "task.toml"
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    table = doc.get("metadata", {}).get("repo2env", {}).get("reproducibility")
+    if table is None:
+        return
+    if table.get("mode") == "registry" and table.get("image_ref") == image_ref:
+        return  # pushed before: keep the first pushed_at, so a re-run writes the same file
+    table["mode"] = "registry"
+    table["image_ref"] = image_ref
+    table["image_visibility"] = visibility
+    table["pushed_at"] = pushed_at
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+
+
+def rebind_labels(bundle: Path, new_hash: str) -> bool:
+    """Record ``new_hash`` as the bundle hash; an evaluation label measured on another hash becomes ``stale``
+    (its evidence kept, bound to the hash it was measured on). Returns True when the label became stale now."""
+    path = bundle / "task.toml"
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    r2e = doc.setdefault("metadata", tomlkit.table()).setdefault("repo2env", tomlkit.table())
+    r2e["bundle_hash"] = new_hash
+    evaluation = r2e.get("evaluation")
+    stale = evaluation is not None and evaluation.get("subject_bundle_hash") not in (None, new_hash) \
+        and evaluation.get("status") in ("verified", "failed_controls")
+    if stale:
+        evaluation["status"] = "stale"
+        evaluation["reason_codes"] = [*evaluation.get("reason_codes", []), "bundle_rewritten"]
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    return stale

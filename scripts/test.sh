@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the whole test suite on a fresh machine: .venv, Docker, the base image and the real Harbor (for the
+# Run the whole test suite on a fresh machine: .venv, Docker, the base image, a registry binary (push tests) and the real Harbor (for the
 # cross-check) first.
 # Under CI=true a Docker test that cannot run fails the suite instead of being skipped.
 set -euo pipefail
@@ -8,4 +8,5 @@ cd "$ROOT"
 bash scripts/bootstrap_venv.sh
 bash scripts/setup_docker.sh
 bash scripts/setup_harbor.sh
+bash scripts/setup_registry.sh
 exec .venv/bin/python -m pytest "$@"

@@ -108,3 +108,40 @@ def demo_generated_13(docker_client, demo_repo, tmp_path_factory):
     out = tmp_path_factory.mktemp("gen13") / "tasks"
     summary = generate("pr_runtime", str(demo_repo), GenerateOptions(out=out, format="harbor-1.3"))
     return out, summary
+
+
+@pytest.fixture(scope="session")
+def registry(tmp_path_factory):
+    """A real registry (Debian's docker-registry, scripts/setup_registry.sh) on 127.0.0.1, storage in a temporary
+    folder, for the session: yields ``127.0.0.1:<port>``. Skipped without the binary, failing under CI=true."""
+    import shutil
+    import socket
+    import time
+    import urllib.request
+
+    exe = shutil.which("docker-registry")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("docker-registry is not installed; scripts/test.sh runs scripts/setup_registry.sh")
+        pytest.skip("docker-registry not installed; run bash scripts/setup_registry.sh")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = tmp_path_factory.mktemp("registry")
+    (root / "config.yml").write_text(
+        f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {root / 'data'}\n"
+        f"  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n")
+    proc = subprocess.Popen([exe, "serve", str(root / "config.yml")], stdout=subprocess.DEVNULL,
+                            stderr=open(root / "log", "w"))
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail(f"docker-registry did not answer: {(root / 'log').read_text()[-500:]}")
+    yield f"127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)

@@ -68,3 +68,14 @@ def test_find_tasks_and_cli(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "ds" / "a"), "--in-place"]) == 2
     assert "add --run" in capsys.readouterr().err
     assert main(["hash", str(tmp_path / "ds" / "a"), "--check"]) == 2  # nothing recorded to check against
+
+
+def test_verifier_mode_and_artifacts_follow_harbors_rules():
+    from repo2env.separate_verifier import artifact_sources, verifier_mode
+
+    assert verifier_mode({}) == "shared"
+    assert verifier_mode({"verifier": {"environment": {"cpus": 1}}}) == "separate"
+    assert verifier_mode({"verifier": {"environment_mode": "shared"}}) == "shared"
+    assert verifier_mode({"verifier": {"environment_mode": "separate"}}) == "separate"
+    config = {"artifacts": ["/w/a.py", {"source": "/w/b.py"}, {"source": "/x", "service": "db"}, "rel/c.py"]}
+    assert artifact_sources(config) == ["/w/a.py", "/w/b.py"]
