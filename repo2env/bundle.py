@@ -32,8 +32,14 @@ class BundleStage:
     def __init__(self, out_dir: Path, task_id: str):
         self.task_id = task_id
         stage = staging_root(out_dir)
-        stage.mkdir(parents=True, exist_ok=True)
-        self.root = Path(tempfile.mkdtemp(prefix=f"{task_id}.", dir=stage))
+        for attempt in range(3):  # another worker may remove the empty staging folder between the two calls
+            stage.mkdir(parents=True, exist_ok=True)
+            try:
+                self.root = Path(tempfile.mkdtemp(prefix=f"{task_id}.", dir=stage))
+                break
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise
         os.chmod(self.root, 0o755)
 
     def path(self, rel: str) -> Path:

@@ -7,7 +7,8 @@ Layout (what ``push --dataset`` publishes and ``pull`` fetches)::
     tasks/<id>/     the Harbor task bundles
 
 A manifest entry: ``id``, ``pipeline``, ``repo``, ``base_commit``, ``fail_to_pass_count``, ``pass_to_pass_count``,
-``bundle_hash``, ``evaluation_status``, ``image_ref``. It holds no time stamps, so the same tasks always give
+``bundle_hash``, ``evaluation_status``, ``image_ref``, ``executables`` (the bundle's 0755 files: the Hub keeps no
+file modes, so ``pull`` restores them before checking the hashes). It holds no time stamps, so the same tasks always give
 the same manifest bytes.
 
 Targets: ``git+<url>`` (``git+file:///srv/d.git``, ``git+https://…``, ``git+ssh://…``) through GitPython; a
@@ -69,6 +70,8 @@ def manifest_entry(task: Path) -> dict:
         "pass_to_pass_count": calibration.get("pass_to_pass_count"),
         "bundle_hash": bundle_hash(task), "evaluation_status": (r2e.get("evaluation") or {}).get("status"),
         "image_ref": (r2e.get("reproducibility") or {}).get("image_ref"),
+        "executables": sorted(p.relative_to(task).as_posix() for p in task.rglob("*")
+                              if p.is_file() and p.stat().st_mode & 0o111),
     }
 
 
@@ -166,17 +169,37 @@ def _publish_git(folder: Path, url: str, message: str) -> str:
 
 def _publish_hf(folder: Path, repo_id: str, message: str, private: bool) -> str:
     from huggingface_hub import HfApi  # noqa: PLC0415 - only for hf:// targets
-    from huggingface_hub.errors import HfHubHTTPError
 
     api = HfApi()
     try:
         api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        before = api.repo_info(repo_id, repo_type="dataset", revision=BRANCH).sha
         info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(folder),
                                  commit_message=message, revision=BRANCH,
                                  delete_patterns=[f"{TASKS}/**", MANIFEST, CARD])
-    except HfHubHTTPError as exc:
-        raise DatasetError(f"publishing to hf://{repo_id} failed: {str(exc).splitlines()[0][:300]}") from None
-    return getattr(info, "oid", None) or "unchanged"
+    except _hub_errors() as exc:
+        raise DatasetError(f"publishing to hf://{repo_id} failed: {_hub_message(exc)}") from None
+    oid = getattr(info, "oid", None)
+    return "unchanged" if oid is None or oid == before else oid
+
+
+def _hub_errors() -> tuple:
+    """What the Hub client raises for a refused request or an unreachable server."""
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError  # noqa: PLC0415
+
+    errors = [HfHubHTTPError, LocalEntryNotFoundError, OSError]
+    try:
+        import httpx2  # noqa: PLC0415 - the transport of huggingface_hub 2.x
+        errors.append(httpx2.HTTPError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def _hub_message(exc: Exception) -> str:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:250]
+    server = getattr(exc, "server_message", None)
+    return f"{first} ({server.strip()[:120]})" if server else first
 
 
 def publish(folder: Path, target: str, *, private: bool = True) -> str:
@@ -201,13 +224,27 @@ def _fetch(target: str, dest: Path) -> None:
         shutil.rmtree(dest / ".git")
         return
     from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for hf:// sources
-    from huggingface_hub.errors import HfHubHTTPError
 
     try:
         snapshot_download(repo_id=where, repo_type="dataset", revision=BRANCH, local_dir=str(dest))
-    except HfHubHTTPError as exc:
-        raise DatasetError(f"cannot fetch the dataset {target}: {str(exc).splitlines()[0][:300]}") from None
+    except _hub_errors() as exc:
+        raise DatasetError(f"cannot fetch the dataset {target}: {_hub_message(exc)}") from None
     shutil.rmtree(dest / ".cache", ignore_errors=True)
+    _restore_modes(dest)
+
+
+def _restore_modes(folder: Path) -> None:
+    """Set 0755 on the manifest's ``executables`` (a Hub download is 0644), 0644 on the rest of each task."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return  # verify reports it
+    for entry in manifest.get("tasks", []):
+        task = folder / TASKS / str(entry.get("id"))
+        executables = set(entry.get("executables") or [])
+        for path in task.rglob("*") if task.is_dir() else []:
+            if path.is_file() and not path.is_symlink():
+                path.chmod(0o755 if path.relative_to(task).as_posix() in executables else 0o644)
 
 
 def verify(folder: Path) -> dict:

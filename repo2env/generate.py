@@ -199,6 +199,49 @@ def _drop_stale(out_dir: Path, task_id: str) -> None:
         remove_tree(old, staging_root(out_dir))
 
 
+@dataclass
+class CandidateOutcome:
+    """What became of one candidate: ``status`` verified, rejected, skipped or error; ``reason`` its code (a
+    skip or rejection reason, or the error's type); the bundle hash of a published bundle; wall and container
+    test seconds."""
+
+    key: str
+    task_id: str
+    status: str
+    reason: str | None = None
+    detail: str | None = None
+    bundle_hash: str | None = None
+    seconds: float = 0.0
+    test_seconds: float = 0.0
+
+
+def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions, reporter: Reporter,
+                    synthesizer: Synthesizer | None = None) -> CandidateOutcome:
+    """Build, check and publish one candidate into ``options.out`` (the bundle appears atomically, or a stale
+    one of the same task is removed). Raises ``DockerUnavailable``/``FatalSourceError``; other failures are an
+    ``error`` outcome."""
+    t0 = time.monotonic()
+    key = pipeline.candidate_key(candidate)
+    task_id = pipeline.task_id(repo, candidate)
+    outcome = CandidateOutcome(key=key, task_id=task_id, status="error")
+    ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer)
+    try:
+        result = pipeline.build(repo, candidate, ctx)
+        if isinstance(result, Skip):
+            outcome.status, outcome.reason, outcome.detail = "skipped", result.reason.value, result.detail
+        else:
+            outcome.status, outcome.reason, outcome.bundle_hash = _finish(client, result, options, reporter)
+            outcome.test_seconds = result.test_seconds
+    except (DockerUnavailable, FatalSourceError):
+        raise
+    except (R2EError, docker.errors.DockerException) as exc:
+        outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
+    if outcome.status != "verified":
+        _drop_stale(options.out, task_id)
+    outcome.seconds = round(time.monotonic() - t0, 3)
+    return outcome
+
+
 def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float,
          synthesizer: Synthesizer | None = None) -> Summary:
     ledger_file = ledger.ledger_path(options.out)
@@ -206,40 +249,26 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
     reporter.start(len(plan.candidates), plan.repo.slug)
     for index, candidate in enumerate(plan.candidates):
-        key = pipeline.candidate_key(candidate)
-        reporter.candidate(index, key)
-        t0 = time.monotonic()
-        task_id = pipeline.task_id(plan.repo, candidate)
-        digest = detail = None
-        ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer)
-        try:
-            result = pipeline.build(plan.repo, candidate, ctx)
-            if isinstance(result, Skip):
-                status, reason, detail = "skipped", result.reason.value, result.detail
-                summary.skipped[reason] += 1
+        reporter.candidate(index, pipeline.candidate_key(candidate))
+        got = build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer)
+        if got.status == "skipped":
+            summary.skipped[got.reason] += 1
+        elif got.status == "error":
+            summary.errors.append(got.key)
+        else:
+            summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds))
+            if got.status == "verified":
+                summary.verified.append(got.task_id)
             else:
-                status, reason, digest = _finish(client, result, options, reporter)
-                summary.timings.append(TaskTiming(task_id, time.monotonic() - t0, result.test_seconds))
-                if status == "verified":
-                    summary.verified.append(task_id)
-                else:
-                    summary.rejected[reason] += 1
-        except (DockerUnavailable, FatalSourceError):
-            raise
-        except (R2EError, docker.errors.DockerException) as exc:
-            status, reason, detail = "error", type(exc).__name__, str(exc)[:500]
-            summary.errors.append(key)
-        if status != "verified":
-            _drop_stale(options.out, task_id)
-        entry = LedgerEntry(run_id=run_id, candidate=key, pipeline=pipeline.name, repo=plan.repo.slug,
-                            task_id=task_id, status=status, reason=reason, detail=detail, bundle_hash=digest,
-                            seconds=round(time.monotonic() - t0, 3), recorded_at=datetime.now(UTC))
+                summary.rejected[got.reason] += 1
+        entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
+                            task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
+                            bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC))
         ledger.append(ledger_file, entry)
-        reporter.outcome(key, status, reason)
+        reporter.outcome(got.key, got.status, got.reason)
     summary.wall_seconds = time.monotonic() - started
     stats = getattr(pipeline, "stats", None)
     summary.source_stats = stats() if callable(stats) else None
     if synthesizer is not None:
         summary.llm_usage = synthesizer.usage.describe(options.llm.budget_usd)
     return summary
-

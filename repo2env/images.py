@@ -5,6 +5,8 @@ Tags are hashes of their inputs (the rendered Dockerfile and everything it names
 cache and the same inputs give the same tag on every machine, whether the base image was pulled or built locally.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import shlex
 import shutil
@@ -44,12 +46,24 @@ def image_exists(client: docker.DockerClient, tag: str) -> bool:
         return False
 
 
+@contextlib.contextmanager
+def _tag_lock(tag: str):
+    """One build of ``tag`` at a time: across threads (a lock per tag) and processes on this machine (``flock``
+    on a file named by the tag's hash), so parallel workers never build the same image twice."""
+    folder = Path(tempfile.gettempdir()) / "repo2rlenv-build-locks"
+    folder.mkdir(exist_ok=True)
+    with _build_locks.setdefault(tag, threading.Lock()), open(folder / f"{_digest(tag, n=16)}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
 def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600) -> float:
-    """``docker build`` of ``context`` as ``tag`` with the SDK; returns seconds. Raises ``BuildError`` with the
-    log tail when the build fails."""
+    """``docker build`` of ``context`` as ``tag`` with the SDK; returns seconds (0.0 when another worker built
+    it meanwhile). Raises ``BuildError`` with the log tail when the build fails."""
     start = time.monotonic()
-    lock = _build_locks.setdefault(tag, threading.Lock())
-    with lock:
+    with _tag_lock(tag):
+        if image_exists(client, tag):
+            return 0.0
         try:
             client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec)
         except docker.errors.BuildError as exc:
