@@ -9,13 +9,15 @@ cluster (every node needs Docker, this package and the output folder at the same
 Ray instance with ``--jobs`` CPUs is started.
 """
 
+import logging
 import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .containers import docker_client
+from .containers import docker_client, remove_leftovers
 from .errors import InputError, R2EError
+from .images import require_base_image
 from .generate import CandidateOutcome, SilentReporter, build_candidate
 from .pipeline import load_pipeline
 
@@ -28,6 +30,9 @@ class LocalExecutor:
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
         self._local = threading.local()
+        client = docker_client()
+        require_base_image(client)
+        remove_leftovers(client)  # containers of a killed build on this machine
 
     def _client(self):
         if getattr(self._local, "client", None) is None:
@@ -75,13 +80,21 @@ class RayExecutor:
         except ImportError:
             raise InputError("--executor ray: Ray is not installed; `pip install 'repo2rlenv[ray]'`") from None
         self.ray = ray
-        if not ray.is_initialized():
+        self.started = not ray.is_initialized()
+        if self.started:
             address = os.environ.get("RAY_ADDRESS")
             ray.init(address=address, num_cpus=None if address else max(1, jobs), include_dashboard=False,
-                     log_to_driver=False, ignore_reinit_error=True)
+                     log_to_driver=False, logging_level=logging.WARNING)
         self.remote = ray.remote(num_cpus=1, max_retries=0)(ray_unit)
 
     def run(self, units) -> Iterator:
+        try:
+            yield from self._run(units)
+        finally:
+            if self.started:
+                self.ray.shutdown()
+
+    def _run(self, units) -> Iterator:
         refs = {self.remote.remote(u.source, u.pipeline, u.key, u.options): u for u in units}
         pending = list(refs)
         while pending:
