@@ -16,7 +16,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from repo2env import SPEC_VERSION, gitrepo, templates
+from repo2env import SPEC_VERSION, env_guard, gitrepo, images, templates
 from repo2env.bundle import BundleStage
 from repo2env.environment import build_task_image
 from repo2env.eqv import harness, task_module
@@ -30,6 +30,7 @@ from repo2env.metadata import (EquivalenceTable, Evaluation, LeakAuditRecord, Re
                                difficulty_bucket)
 from repo2env.models import RepoRef
 from repo2env.outcomes import EvaluationStatus, SkipReason
+from repo2env.runtime import record_python_env
 from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip, reject_pr_filters
 from repo2env.sources import open_source
 from repo2env.task_toml import render_task_toml
@@ -105,7 +106,7 @@ class EquivalenceTestsPipeline:
             return Skip(reason[0], reason[1])
         stage = BundleStage(ctx.options.out, self.task_id(repo, fn))
         try:
-            return self._stage(stage, repo, fn, image, gate)
+            return self._stage(stage, repo, fn, image, gate, ctx)
         except BaseException:
             stage.discard()
             raise
@@ -125,7 +126,8 @@ class EquivalenceTestsPipeline:
             return SkipReason.WEAK_TESTS, f"kill rate {gate.kill_rate} ({gate.mutants_killed}/{gate.mutants_total})"
         return None
 
-    def _stage(self, stage: BundleStage, repo: RepoRef, fn: FunctionCandidate, image, gate: GateResult) -> Draft:
+    def _stage(self, stage: BundleStage, repo: RepoRef, fn: FunctionCandidate, image, gate: GateResult,
+               ctx: BuildContext) -> Draft:
         hidden = self._opts["reference"] == "hidden"
         task_id = self.task_id(repo, fn)
         start = {"task_module.py": task_module.stub(fn)}
@@ -142,6 +144,7 @@ class EquivalenceTestsPipeline:
         stage.write_text("solution/solve.sh", templates.read("eqv_solve.sh"), executable=True)
         stage.write_text("tests/test.sh", templates.render("test.sh", grader="eqv_harness.py"), executable=True)
         stage.write_bytes("tests/eqv_harness.py", Path(harness.__file__).read_bytes())
+        stage.write_bytes("tests/env_guard.py", Path(env_guard.__file__).read_bytes())
         stage.write_text("tests/test_equivalence.py", templates.read("test_equivalence.py"))
         stage.write_text("tests/cases.json", gate.cases_json)
         stage.write_text("tests/reference.py", task_module.reference_copy(fn))
@@ -193,6 +196,8 @@ class EquivalenceTestsPipeline:
             verifier={rel: text.encode() for rel, text in start.items()}, artifacts=["task_module.py"],
             reference={"task_module.py": task_module.reference_copy(fn).encode()},
             test_selectors=["/tests/test_equivalence.py"],
-            must_pass=[f"tests/test_equivalence.py::test_same_outcome_as_the_reference[{i}]"
+            must_pass=[f"/tests/test_equivalence.py::test_same_outcome_as_the_reference[{i}]"
                        for i in range(len(json.loads(gate.cases_json)["cases"]))])
+        env_image = images.environment_image(ctx.client, stage.root / "environment", task_id)
+        record_python_env(ctx, env_image, stage)
         return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, split_layout=layout)

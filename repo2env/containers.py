@@ -97,13 +97,14 @@ class TaskContainer:
         self.container.put_archive(parent or "/", tar_directory(src, name))
 
     def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
-             user: str = "root") -> tuple[int, str, float]:
-        """Run ``cmd`` as ``user``; returns ``(exit_code, output_tail, seconds)``. Exit 124 means it timed out."""
+             user: str = "root", tail: int | None = 6000) -> tuple[int, str, float]:
+        """Run ``cmd`` as ``user``; returns ``(exit_code, output, seconds)``: the last ``tail`` characters of the
+        output (None: all of it). Exit 124 means it timed out."""
         start = time.monotonic()
         wrapped = ["timeout", "-k", "10", str(int(timeout_sec)), *cmd]
         code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False, user=user)
         text = (out or b"").decode("utf-8", errors="replace")
-        return code, text[-6000:], time.monotonic() - start
+        return code, text if tail is None else text[-tail:], time.monotonic() - start
 
     def get_tar(self, path: str) -> bytes | None:
         """A tar archive (bytes) of ``path`` in the container as its last component, or None when it is absent."""

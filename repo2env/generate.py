@@ -172,7 +172,8 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     pipeline = load_pipeline(pipeline_name)
     formats = getattr(pipeline, "formats", ("harbor-1.0",))
     if options.format not in formats:
-        raise InputError(f"--format {options.format}: {pipeline_name} writes {', '.join(formats)}; choose one of them")
+        raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
+                         f"--format {formats[0]} or leave --format out")
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
     remote = not is_local(source)
     if remote:  # listing a remote source can take long: fail on Docker or --out first

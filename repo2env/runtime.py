@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 import docker.errors
 
-from . import SPEC_VERSION, gitrepo, images, templates, verifier
+from . import SPEC_VERSION, env_guard, gitrepo, images, templates, verifier
 from .bundle import BundleStage
 from .controls import egress_hosts
 from .environment import TaskImage, build_task_image, stage_environment
@@ -30,7 +30,7 @@ from .patches import is_python_test_file, touched_symbols
 from .pipeline import BuildContext, Draft, Skip
 from .selection import select_tests
 from .task_toml import render_task_toml
-from .testrun import PatchDoesNotApply, pinned_plugins, run_tests
+from .testrun import PatchDoesNotApply, pinned_plugins, python_env_snapshot, run_tests
 
 RUN_TIMEOUT_SEC = 1800
 AGENT_TIMEOUT_SEC = 1800.0
@@ -80,6 +80,7 @@ def _stage_files(stage: BundleStage, spec: RuntimeSpec, image: TaskImage, config
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
     stage.write_text("tests/test.sh", templates.render("test.sh", grader="verifier.py"), executable=True)
     stage.write_bytes("tests/verifier.py", Path(verifier.__file__).read_bytes())
+    stage.write_bytes("tests/env_guard.py", Path(env_guard.__file__).read_bytes())
     stage.write_bytes("tests/test.patch", spec.split.test_patch.encode("utf-8", "surrogateescape"))
     if config_patch:
         stage.write_bytes("tests/config.patch", config_patch.encode("utf-8", "surrogateescape"))
@@ -111,6 +112,14 @@ def split_layout(spec: RuntimeSpec, image: TaskImage, selection, targets: list[s
                        artifacts=gold, reference=at_head, test_selectors=targets or sorted(
                            {t.split("::", 1)[0] for t in must_pass}), must_pass=must_pass,
                        grader_config="config.json")
+
+
+def record_python_env(ctx: BuildContext, env_image: str, stage: BundleStage) -> None:
+    """Write ``tests/python_env.json``, the environment the grader checks against (``env_guard``)."""
+    ctx.report("python environment manifest")
+    snapshot = python_env_snapshot(ctx.client, env_image, stage.root)
+    if snapshot is not None:
+        stage.write_text("tests/python_env.json", snapshot)
 
 
 def stable_timeout(seconds: float, *, floor: int, step: int = 300) -> float:
@@ -166,6 +175,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, imag
         if plugins is not None:
             config["pytest_plugins"] = plugins
             stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
+        record_python_env(ctx, env_image, stage)
         before, after = _runs(ctx, env_image, stage, egress_hosts(stage.root))
     except BuildError as exc:
         stage.discard()

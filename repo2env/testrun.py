@@ -45,6 +45,22 @@ def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -
         return None
 
 
+def python_env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path) -> str | None:
+    """``env_guard.py snapshot`` in a fresh container of ``image``: the Python environment the grader checks
+    against (``tests/python_env.json``). None when it cannot be taken (the check is then skipped)."""
+    with TaskContainer(client, image) as box:
+        box.put_dir(bundle_root / "tests", "/tests")
+        code, out, _ = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot"], timeout_sec=300,
+                                tail=None)
+    if code != 0:
+        return None
+    try:
+        json.loads(out)
+    except ValueError:
+        return None
+    return out.strip() + "\n"
+
+
 def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label: str, *,
               extra_hosts: dict[str, str], timeout_sec: float) -> TestRun:
     """Run the tests once; ``label`` is ``before`` (test patch only) or ``after`` (plus the gold patch).

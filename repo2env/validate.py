@@ -127,15 +127,44 @@ def _layout(task: Path, config: dict, report: TaskReport) -> None:
 
 
 def _layout_13(task: Path, config: dict, report: TaskReport) -> None:
-    if verifier_mode(config) == "separate" and not artifact_sources(config):
+    artifacts = artifact_sources(config)
+    if verifier_mode(config) == "separate" and not artifacts:
         report.warn("layout", "separate verifier but no artifacts: the verifier sees nothing the agent did")
-    if "repo2env" not in config.get("metadata", {}):
+    r2e = config.get("metadata", {}).get("repo2env")
+    if r2e is None:
         return
     for rel in ("environment/source/.git", "tests/source/.git"):
         if (task / rel).exists():
             report.error("layout", f"{rel} exists: a 1.3 snapshot carries no git history")
-    if not (task / CONTRACT).is_file():
-        report.error("layout", f"{CONTRACT} is missing (the files the agent may submit and the tests that must pass)")
+    for rel in ("environment/source", "tests/source", "tests/Dockerfile", "solution/solve.sh"):
+        if not (task / rel).exists():
+            report.error("layout", f"{rel} is missing (layout 1.3, specs/bundle-spec.md)")
+    try:
+        contract = json.loads((task / CONTRACT).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        report.error("layout", f"{CONTRACT} is missing or not JSON ({exc.__class__.__name__}); it names the files "
+                               "the agent may submit and the tests that must pass")
+        return
+    if sorted(contract.get("submit") or []) != sorted(artifacts):
+        report.error("layout", f"{CONTRACT} submit differs from task.toml's artifacts")
+    workspace = (contract.get("workspace") or "/workspace").rstrip("/") + "/"
+    reference = task / "solution" / "reference"
+    deleted = set((task / "solution" / "deleted.txt").read_text().split()) \
+        if (task / "solution" / "deleted.txt").is_file() else set()
+    for source in artifacts:
+        rel = source[len(workspace):] if source.startswith(workspace) else None
+        if rel is None or ".." in rel.split("/"):
+            report.error("layout", f"artifact {source} is outside {workspace}")
+        elif not (reference / rel).is_file() and rel not in deleted:
+            report.error("layout", f"artifact {source} has no reference version in solution/reference/")
+    table = r2e.get(r2e.get("pipeline", ""), {}) if isinstance(r2e.get(r2e.get("pipeline", "")), dict) else {}
+    for rel in sorted(set(table.get("test_files") or [])):
+        if (task / "environment" / "source" / rel).exists():
+            report.error("layout", f"environment/source/{rel} exists: the hidden test files must not be in the "
+                                   "learner's snapshot")
+    for rel in sorted({t.split("::", 1)[0] for t in table.get("fail_to_pass") or []}):
+        if not (task / "tests" / "source" / rel).is_file():
+            report.error("layout", f"tests/source/{rel} is missing: the verifier's copy lacks a grading test file")
 
 
 def _schema(config: dict, report: TaskReport) -> None:
@@ -210,23 +239,59 @@ def run_report(client, report: TaskReport, *, label: Path | None) -> TaskReport:
     return report
 
 
+def check_out(out: Path, reports: list[TaskReport]) -> None:
+    """``--out`` must not be, or hold, a task being validated: copying a task onto itself would delete it.
+    Raises ``InputError``."""
+    target = out.resolve()
+    for report in reports:
+        task = Path(report.path).resolve()
+        if target / task.name == task or task in target.parents or target == task:
+            raise InputError(f"--out {out}: it holds the task {task.name} being validated; choose another folder")
+
+
 def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | None, in_place: bool) -> None:
     """Run the controls of every report without static errors, ``jobs`` at a time; label copies in ``out`` or
-    the tasks themselves (``in_place``), or nothing."""
+    the tasks themselves (``in_place``), or nothing. A task whose controls cannot run at all (its image does not
+    build) is reported and labelled ``failed_controls`` with reason ``control_error``; the others go on."""
     import shutil
+
+    from .errors import R2EError
+
+    if out is not None:
+        check_out(out, reports)
 
     def one(report: TaskReport) -> TaskReport:
         task = Path(report.path)
         label = None
         if out is not None:
             label = out / task.name
+            staged = out / f".{task.name}.copy"
+            shutil.rmtree(staged, ignore_errors=True)
+            shutil.copytree(task, staged, symlinks=True)
             if label.exists():
                 shutil.rmtree(label)
-            shutil.copytree(task, label, symlinks=True)
+            staged.rename(label)
         elif in_place:
             label = task
-        return run_report(client, report, label=label)
+        try:
+            return run_report(client, report, label=label)
+        except R2EError as exc:
+            return _control_error(report, label, str(exc))
 
     runnable = [r for r in reports if r.ok and r.layout is not None and not r.text_only]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, runnable))
+
+
+def _control_error(report: TaskReport, label: Path | None, message: str) -> TaskReport:
+    from .metadata import Evaluation
+    from .outcomes import EvaluationStatus, SkipReason
+    from .task_toml import set_labels
+
+    report.status = EvaluationStatus.FAILED_CONTROLS.value
+    report.error("controls", f"{SkipReason.CONTROL_ERROR.value}: {message[:300]}")
+    if label is not None:
+        set_labels(label, bundle_hash=report.bundle_hash, evaluation=Evaluation(
+            status=EvaluationStatus.FAILED_CONTROLS, stage="validation",
+            reason_codes=[SkipReason.CONTROL_ERROR.value], subject_bundle_hash=report.bundle_hash))
+    return report

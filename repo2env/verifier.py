@@ -6,7 +6,11 @@ This one module serves two places, byte for byte (a test asserts the copy is ide
 * every runtime bundle ships it as ``tests/verifier.py``; ``tests/test.sh`` runs
   ``python3 /tests/verifier.py grade`` inside the task container (Harbor uploads ``tests/`` to ``/tests``).
 
-It must run on any Python 3.6+ the task image carries, so it avoids newer syntax.
+It must run on any Python 3.6+ the task image carries, so it avoids newer syntax. In a bundle, ``test.sh`` runs it as
+``python3 -I -S`` (nothing from site-packages, ``.pth`` files or the environment), and ``env_guard.py`` ships
+beside it: the grade fails closed (reward 0, the reason in the details) when the Python environment differs from
+``python_env.json`` recorded at generation, and every process the tests left behind is killed before the
+reward is written.
 
 Commands (``python3 verifier.py COMMAND --tests-dir DIR``), both reading ``DIR/config.json``:
 
@@ -26,10 +30,18 @@ has no git, so nothing is reset or applied; only the agent's artifacts reach it)
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
+
+try:  # the generator imports this module from the repo2env package
+    from . import env_guard
+except ImportError:  # in a bundle, run as `python3 -I -S /tests/verifier.py`: env_guard.py is beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import env_guard
 
 # Worst first: several reports for one node id (unittest subTests, a teardown error) aggregate to the worst.
 OUTCOME_RANK = {"error": 3, "failed": 2, "skipped": 1, "passed": 0}
@@ -125,10 +137,52 @@ def _untracked_test_config(workspace):
     return [p for p in listed.stdout.split("\0") if p and os.path.basename(p) in TEST_CONFIG_NAMES]
 
 
+def _shadowing_names():
+    """Top-level module names an untracked file in the workspace must not shadow: the standard library's and
+    those installed in site-packages (pytest first among them)."""
+    names = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
+    for root in env_guard.roots():
+        try:
+            entries = os.listdir(root)
+        except OSError:
+            continue
+        for entry in entries:
+            base = entry.split(".", 1)[0] if entry.endswith((".py", ".so", ".pyd")) else entry
+            if base.isidentifier():
+                names.add(base)
+    names.update(("pytest", "_pytest", "conftest", "pluggy", "py"))
+    return names
+
+
+def _untracked_shadowing(workspace):
+    """Untracked modules in the workspace that would replace a standard or installed one (``json.py``,
+    ``pytest/``): a ``.py`` file, or a package's ``__init__.py``, named like such a module, in a folder that is
+    not itself a package. Those folders are the ones ``python -m pytest`` and pytest's default import mode put
+    first on ``sys.path`` (the workspace, test folders); a package's own submodules never shadow anything."""
+    listed = _git(workspace, "ls-files", "--others", "-z")
+    _check(listed, "git ls-files")
+    names = _shadowing_names()
+    found = set()
+    for rel in listed.stdout.split("\0"):
+        parts = rel.split("/")
+        if not rel or not parts[-1].endswith(".py"):
+            continue
+        if parts[-1] == "__init__.py" and len(parts) > 1:
+            module, folder = parts[-2], parts[:-2]
+            target = "/".join(parts[:-1])
+        else:
+            module, folder = parts[-1][:-3], parts[:-1]
+            target = rel
+        if module in names and not os.path.isfile(os.path.join(workspace, *(folder + ["__init__.py"]))):
+            found.add(target)
+    return sorted(found)
+
+
 def prepare_workspace(config, tests_dir):
     """Reset test files and test configuration to the base commit, then apply the hidden test patch.
 
-    Order: remove files the test patch creates and planted (untracked) test configuration; check out
+    Order: remove files the test patch creates, planted (untracked) test configuration and untracked modules
+    that would shadow a standard or installed one; check out
     ``restore_paths`` from the base commit; apply ``config_patch`` then ``test_patch`` with ``git apply``.
     Raises ``RuntimeError`` naming the git step that failed. Does nothing when ``config["prepared"]``.
     """
@@ -140,6 +194,12 @@ def prepare_workspace(config, tests_dir):
         if os.path.isdir(path) and not os.path.islink(path):
             continue
         if os.path.lexists(path):
+            os.remove(path)
+    for rel in _untracked_shadowing(ws):
+        path = os.path.join(ws, rel)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
             os.remove(path)
     restore = list(config.get("restore_paths", []))
     if restore:
@@ -175,8 +235,10 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None):
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_PLUGINS", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    pycache = tempfile.mkdtemp(prefix="r2e-pycache-")
+    env["PYTHONPYCACHEPREFIX"] = pycache  # cached bytecode planted next to a module is never read
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-           "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN"]
+           "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN", "--confcutdir=" + workspace]
     if plugins is not None:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         for module in plugins:
@@ -188,6 +250,7 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None):
         code, out = proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
         code, out = 124, (exc.stdout or "") if isinstance(exc.stdout, str) else ""
+    shutil.rmtree(pycache, ignore_errors=True)
     return code, time.time() - start, out[-4000:]
 
 
@@ -255,10 +318,17 @@ def cmd_grade(args):
         config = load_config(args.tests_dir)
         f2p = _load_ids(args.tests_dir, "f2p.json")
         p2p = _load_ids(args.tests_dir, "p2p.json")
+        recorded = os.path.join(args.tests_dir, "python_env.json")
+        if os.path.isfile(recorded):
+            with open(recorded) as fh:
+                changed = env_guard.compare(json.load(fh))
+            if changed:
+                raise RuntimeError(changed)
         prepare_workspace(config, args.tests_dir)
-        junit = os.path.join("/tmp", "r2e-junit-%d.xml" % os.getpid())
+        junit = os.path.join(tempfile.mkdtemp(prefix="r2e-junit-"), "junit.xml")
         code, seconds, tail = run_pytest(config["workspace"], grade_targets(f2p + p2p), junit,
                                          config.get("timeout_sec", 1800), config.get("pytest_plugins"))
+        env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         with open(junit) as fh:
             outcomes, collection_errors = parse_junit(fh.read())
         reward, details = score(outcomes, f2p, p2p)

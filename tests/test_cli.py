@@ -153,7 +153,7 @@ def test_pr_diff_options_and_score_errors(demo_repo, tmp_path, capsys):
 def test_a_format_the_pipeline_does_not_write_is_refused_first(demo_repo, tmp_path, capsys):
     code = main(["generate", "--pipeline", "pr_diff", str(demo_repo), "--out", str(tmp_path / "o"),
                  "--format", "harbor-1.3"])
-    assert code == 2 and "--format harbor-1.3: pr_diff writes harbor-1.0" in capsys.readouterr().err
+    assert code == 2 and "--format harbor-1.3: pr_diff writes only harbor-1.0; use --format harbor-1.0" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
     assert main(["generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
                  "--format", "harbor-2"]) == 2

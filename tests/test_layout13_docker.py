@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from repo2env.cli import cli
+from repo2env.cli import cli, main
 from repo2env.containers import TaskContainer
 from repo2env.controls import run_controls
 from repo2env.hashing import bundle_hash
@@ -114,3 +114,53 @@ def test_validate_run_and_tamper(demo_generated_13, tmp_path):
     assert done.exit_code != 0 and "changed after it was hashed" in done.output
     done = CliRunner().invoke(cli, ["hash", str(tampered), "--check"])
     assert done.exit_code != 0
+
+
+def _rehashed(bundle: Path) -> Path:
+    """Record the bundle's current hash (what a buggy generator would have written)."""
+    from repo2env.metadata import Evaluation
+    from repo2env.task_toml import set_labels
+
+    set_labels(bundle, bundle_hash=bundle_hash(bundle), evaluation=Evaluation(
+        status="unverified", stage="generation", reason_codes=["validation_not_run"]))
+    return bundle
+
+
+def test_static_checks_catch_a_broken_13_layout_even_when_rehashed(demo_generated_13, tmp_path):
+    out, _ = demo_generated_13
+    leak = shutil.copytree(out / "local__calc-demo-1", tmp_path / "leak")
+    shutil.copy(leak / "tests/source/tests/test_ops.py", leak / "environment/source/tests/test_ops.py")
+    contract = shutil.copytree(out / "local__calc-demo-1", tmp_path / "contract")
+    (contract / "contract.json").write_text("{not json")
+    noref = shutil.copytree(out / "local__calc-demo-1", tmp_path / "noref")
+    shutil.rmtree(noref / "solution/reference")
+    expected = {"leak": "environment/source/tests/test_ops.py exists", "contract": "contract.json is missing or not JSON",
+                "noref": "has no reference version in solution/reference/"}
+    for name, message in expected.items():
+        done = CliRunner().invoke(cli, ["validate", str(_rehashed(tmp_path / name))])
+        assert done.exit_code == 1 and message in done.output, done.output
+
+
+def test_validate_out_onto_the_tasks_is_refused_and_a_failed_build_is_one_task_error(demo_generated_13, tmp_path,
+                                                                                      capsys):
+    out, _ = demo_generated_13
+    tasks = tmp_path / "tasks"
+    shutil.copytree(out / "local__calc-demo-1", tasks / "local__calc-demo-1")
+    broken = shutil.copytree(out / "local__calc-demo-4", tasks / "local__calc-demo-4")
+    shutil.rmtree(broken / "environment/source")
+    (broken / "environment/source").mkdir()
+    (broken / "environment/source/x").write_text("x")
+    (broken / "environment/Dockerfile").write_text("FROM local/r2e-no-such-image:1\n")
+    _rehashed(broken)
+    for target in (tasks, tasks / "local__calc-demo-1"):
+        assert main(["validate", str(tasks), "--run", "--out", str(target)]) == 2
+        assert "holds the task" in capsys.readouterr().err
+    assert (tasks / "local__calc-demo-1" / "task.toml").is_file()
+    done = CliRunner().invoke(cli, ["validate", str(tasks), "--run", "--jobs", "2", "--out", str(tmp_path / "c"),
+                                    "--json"])
+    assert done.exit_code == 1
+    reports = {Path(r["path"]).name: r for r in json.loads(done.output)}
+    assert reports["local__calc-demo-1"]["status"] == "verified"
+    assert reports["local__calc-demo-4"]["status"] == "failed_controls"
+    label = read_task_toml(tmp_path / "c" / "local__calc-demo-4")["metadata"]["repo2env"]["evaluation"]
+    assert label["status"] == "failed_controls" and label["reason_codes"] == ["control_error"]

@@ -12,7 +12,11 @@ in the task container; the generator runs the same file to calibrate (stub, refe
   grader never runs the reference. Before the candidate is imported, the original ``<module>.<name>`` is
   replaced by a function that raises, so a candidate that delegates to it fails.
 - ``grade`` runs the candidate in a child process (it only returns outcomes); the parent compares and writes
-  ``reward.txt`` (1 when every case agrees, else 0) and ``reward-details.json``.
+  ``reward.txt`` (1 when every case agrees, else 0) and ``reward-details.json``. The child gets the inputs only,
+  from a copy outside the tests folder; run as root, the grader closes the tests folder (0700) and runs the
+  child as ``nobody``, so the candidate can read neither the expected outcomes nor the reference. Before, the
+  Python environment is checked against ``python_env.json`` when the bundle has one (``env_guard``); after,
+  every process the candidate left behind is killed.
 """
 
 import argparse
@@ -155,12 +159,44 @@ def _child(args):
     os._exit(0)
 
 
-def candidate_outcomes(cases_file, candidate, module, function, workspace, timeout=600):
-    """Run the candidate in a child interpreter; its outcomes (None if it crashed or timed out)."""
-    cmd = [sys.executable, os.path.abspath(__file__), "child", "--cases", cases_file, "--candidate", candidate,
+def _as_nobody():
+    """preexec_fn for the child when the grader runs as root: drop to the ``nobody`` user."""
+    try:
+        import pwd
+        entry = pwd.getpwnam("nobody")
+        uid, gid = entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        uid = gid = 65534
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+
+
+def candidate_outcomes(cases_file, candidate, module, function, workspace, timeout=600, sandbox=False):
+    """Run the candidate in a child interpreter; its outcomes (None if it crashed or timed out). With
+    ``sandbox`` (grading as root), the child runs as ``nobody`` from a world-readable copy of this file."""
+    script, preexec, env = os.path.abspath(__file__), None, None
+    if sandbox and hasattr(os, "geteuid") and os.geteuid() == 0:
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="r2e-eqv-")
+        os.chmod(folder, 0o755)
+        script = os.path.join(folder, "eqv_harness.py")
+        shutil.copy(os.path.abspath(__file__), script)
+        with open(cases_file) as handle:
+            inputs = {"cases": json.load(handle)["cases"]}
+        cases_file = os.path.join(folder, "inputs.json")
+        with open(cases_file, "w") as handle:
+            json.dump(inputs, handle)
+        for path in (script, cases_file):
+            os.chmod(path, 0o644)
+        preexec = _as_nobody
+        env = dict(os.environ, HOME="/tmp", PYTHONPYCACHEPREFIX=os.path.join(folder, "pycache"))
+    cmd = [sys.executable, script, "child", "--cases", cases_file, "--candidate", candidate,
            "--module", module, "--function", function, "--workspace", workspace]
     try:
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout, cwd=workspace)
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout, cwd=workspace,
+                              preexec_fn=preexec, env=env)
     except subprocess.TimeoutExpired:
         return None
     marker = done.stdout.rfind(b"@@R2E-OUTCOMES@@")
@@ -177,6 +213,24 @@ def compare(expected, got):
     return not failed, failed
 
 
+def _guard():
+    """``env_guard`` (shipped beside this file in bundles; a sibling module in the repo2env package)."""
+    try:
+        from .. import env_guard
+    except (ImportError, ValueError):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import env_guard
+    return env_guard
+
+
+def _environment_changed(tests_dir):
+    recorded = os.path.join(tests_dir, "python_env.json")
+    if not os.path.isfile(recorded):
+        return None
+    with open(recorded) as handle:
+        return _guard().compare(json.load(handle))
+
+
 def grade(tests_dir, logs_dir):
     """Reward 1 when the agent's ``task_module.<function>`` agrees with the reference on every case, else 0."""
     reward, details = 0, {}
@@ -186,8 +240,15 @@ def grade(tests_dir, logs_dir):
         cases_file = os.path.join(tests_dir, "cases.json")
         with open(cases_file) as handle:
             expected = json.load(handle)["expected"]
+        changed = _environment_changed(tests_dir)
+        if changed:
+            raise RuntimeError(changed)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            os.chmod(tests_dir, 0o700)
         candidate = os.path.join(config["workspace"], "task_module.py")
-        got = candidate_outcomes(cases_file, candidate, config["module"], config["function"], config["workspace"])
+        got = candidate_outcomes(cases_file, candidate, config["module"], config["function"], config["workspace"],
+                                 sandbox=True)
+        _guard().kill_strays()
         passed, failed = compare(expected, got)
         reward = 1 if passed else 0
         details = {"reward": reward, "cases": len(expected), "failed": len(failed), "first_failures": failed[:10]}

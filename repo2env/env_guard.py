@@ -1,0 +1,123 @@
+"""Guards the graders use inside a task container. Standard library only, Python 3.6+; shipped into bundles as
+``tests/env_guard.py`` beside the grader, which runs as ``python3 -I -S`` (no site-packages, no ``.pth``, no
+environment variables), so nothing the agent planted runs inside the grader itself.
+
+``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter) as
+``{"roots": [...], "files": {path: sha256[:16]}}``, ``__pycache__`` left out (the test run reads no cached
+bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). Recorded when the task is generated
+(``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
+grader then scores 0 without running a test.
+
+``kill_strays()``: after the tests, every process but init, the container's main process, the grader and its
+ancestors is killed, so nothing the tests started (say, a daemon waiting to overwrite the reward) outlives them.
+
+``python3 env_guard.py snapshot`` prints the snapshot as JSON.
+"""
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import sysconfig
+
+
+def roots():
+    """The directories of this interpreter's Python environment (existing ones, sorted, no duplicates)."""
+    found = set()
+    for scheme in (None, "posix_user"):
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            try:
+                path = sysconfig.get_path(key, scheme) if scheme else sysconfig.get_path(key)
+            except KeyError:
+                continue
+            if path and os.path.isdir(path):
+                found.add(os.path.realpath(path))
+    # a child directory of another root is covered by it
+    return sorted(r for r in found if not any(r != o and r.startswith(o + os.sep) for o in found))
+
+
+def _digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def snapshot():
+    """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target."""
+    files = {}
+    for root in roots():
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    files[path] = ("link:" + os.readlink(path)) if os.path.islink(path) else _digest(path)
+                except OSError:
+                    files[path] = "unreadable"
+    exe = os.path.realpath(sys.executable)
+    files[exe] = _digest(exe)
+    return {"roots": roots(), "files": files}
+
+
+def compare(recorded):
+    """A one-line reason when the environment differs from ``recorded`` (a snapshot), else None."""
+    now = snapshot()["files"]
+    before = recorded.get("files", {})
+    added = sorted(set(now) - set(before))
+    removed = sorted(set(before) - set(now))
+    changed = sorted(p for p in set(now) & set(before) if now[p] != before[p])
+    for label, paths in (("added", added), ("changed", changed), ("removed", removed)):
+        if paths:
+            more = " (and %d more)" % (len(added) + len(changed) + len(removed) - 1) if \
+                len(added) + len(changed) + len(removed) > 1 else ""
+            return "python environment changed since the task was built: %s %s%s" % (label, paths[0], more)
+    return None
+
+
+def _stat(pid):
+    """(ppid, start time) of ``pid`` from /proc, or None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def kill_strays():
+    """Kill every process except init (pid 1), its oldest child (the container's main process), this process
+    and its ancestors. Returns the number of processes signalled."""
+    pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    info = {}
+    for pid in pids:
+        got = _stat(pid)
+        if got is not None:
+            info[pid] = got
+    keep = {1, os.getpid()}
+    pid = os.getpid()
+    while pid in info and info[pid][0] not in (0, pid):
+        pid = info[pid][0]
+        keep.add(pid)
+    children_of_init = sorted((start, p) for p, (ppid, start) in info.items() if ppid == 1)
+    if children_of_init:
+        keep.add(children_of_init[0][1])
+    count = 0
+    for pid in info:
+        if pid not in keep:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                count += 1
+            except OSError:
+                pass
+    return count
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["snapshot"]:
+        sys.stdout.write(json.dumps(snapshot(), sort_keys=True))
+        sys.exit(0)
+    sys.stderr.write("usage: env_guard.py snapshot\n")
+    sys.exit(2)
