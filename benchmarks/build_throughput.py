@@ -19,7 +19,7 @@ from repo2env.demo_repo import build_demo_repo
 
 
 def _config(root: Path, out: str, repos: list[str]) -> Path:
-    lines = [f'out = "{out}"'] + [line for name in repos for line in
+    lines = [f'out = "{out}"', "probes = false"] + [line for name in repos for line in
                                   ("[[sources]]", f'source = "{name}"', 'pipelines = ["pr_runtime"]')]
     path = root / f"{out}.toml"
     path.write_text("\n".join(lines) + "\n")

@@ -111,7 +111,7 @@ def options_for(config: BuildConfig, source_index: int, pipeline: str) -> Genera
     return GenerateOptions(out=tasks_dir(config.out, pipeline), limit=spec.limit, since=since, until=until,
                            branch=spec.branch, max_source_files=pspec.max_source_files,
                            runs_before=pspec.runs_before, runs_after=pspec.runs_after, whole_suite=pspec.whole_suite,
-                           pipeline_opts=dict(pspec.options), format=config.format)
+                           pipeline_opts=dict(pspec.options), format=config.format, probes=config.probes)
 
 
 def _candidate_data(pipeline, candidate) -> str:
@@ -129,7 +129,8 @@ def fingerprint(pipeline, candidate, options: GenerateOptions) -> str:
     """sha256 of everything that decides the candidate's task (module docstring)."""
     shaping = {"runs_before": options.runs_before, "runs_after": options.runs_after,
                "whole_suite": options.whole_suite, "max_source_files": options.max_source_files,
-               "pipeline_opts": dict(sorted(options.pipeline_opts.items())), "format": options.format}
+               "pipeline_opts": dict(sorted(options.pipeline_opts.items())), "format": options.format,
+               "probes": options.probes}
     data = json.dumps({"pipeline": pipeline.name, "version": pipeline.version, "candidate": _candidate_data(
         pipeline, candidate), "options": shaping}, sort_keys=True)
     return "sha256:" + hashlib.sha256(data.encode()).hexdigest()

@@ -5,6 +5,7 @@ Example::
     out = "dataset"                  # tasks/<pipeline>/<id>/, state.sqlite, reports/
     jobs = 2                         # candidates built at once on this machine (--jobs overrides)
     format = "harbor-1.0"            # or harbor-1.3
+    probes = true                    # adversarial probes on every task that passed its controls
 
     [[sources]]
     source = "./repos/calc"          # a clone's path, or org/repo on GitHub
@@ -68,6 +69,7 @@ class BuildConfig(_Strict):
     out: Path
     jobs: int = Field(default=1, ge=1)
     format: str = "harbor-1.0"
+    probes: bool = True
     sources: list[SourceSpec] = Field(min_length=1)
     pipelines: dict[str, PipelineSpec] = Field(default_factory=dict)
     push: PushSpec | None = None

@@ -149,6 +149,9 @@ def _show_library_log() -> None:
 @click.option("--format", "bundle_format", type=click.Choice(FORMATS), default="harbor-1.0", show_default=True,
               help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema 1.3 (source "
               "snapshots, artifacts, a separate verifier container, no network).")
+@click.option("--no-probes", is_flag=True, help="Skip the adversarial probes (by default every task that passes "
+              "its controls must also resist reward forgery, test-runner tampering, test deletion and history "
+              "digging, and score 1.0 on a reformatted reference).")
 @click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
 @click.option("--since", help="Only candidates merged (commits: committed) on or after this date (YYYY-MM-DD or "
               "ISO 8601, UTC).")
@@ -184,7 +187,7 @@ def _show_library_log() -> None:
 @click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
               help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
 @click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
-def generate_cmd(source, pipeline_name, out, bundle_format, limit, since, until, prs, branch, max_source_files, runs_before,
+def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch, max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
                  include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
                  llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
@@ -208,7 +211,7 @@ def generate_cmd(source, pipeline_name, out, bundle_format, limit, since, until,
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
                              exclude_labels=tuple(exclude_labels)),
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
-        format=bundle_format)
+        format=bundle_format, probes=not no_probes)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)
@@ -248,19 +251,20 @@ def score_cmd(task_dir, patch_file, as_json) -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
 @click.option("--out", type=click.Path(path_type=Path), help="With --run: write labelled copies here.")
 @click.option("--in-place", is_flag=True, help="With --run: write the label into the tasks themselves.")
+@click.option("--probes", is_flag=True, help="With --run: also run the adversarial probes (repo2env/probes.py).")
 @click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
-def validate_cmd(path, run_controls, jobs, out, in_place, as_json) -> None:
+def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> None:
     """Check every Harbor task at or below PATH (static checks; with --run also the controls)."""
     if out is not None and in_place:
         raise InputError("--out and --in-place: choose one place for the labels")
-    if (out is not None or in_place) and not run_controls:
-        raise InputError("--out/--in-place write the label of --run; add --run")
+    if (out is not None or in_place or probes) and not run_controls:
+        raise InputError("--out/--in-place/--probes go with --run; add --run")
     reports = validate_static(path)
     if run_controls:
         client = docker_client()
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-        validate_run(client, reports, jobs=jobs, out=out, in_place=in_place)
+        validate_run(client, reports, jobs=jobs, out=out, in_place=in_place, probes=probes)
     if as_json:
         click.echo(json.dumps([r.as_dict() for r in reports], indent=1))
     else:

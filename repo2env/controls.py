@@ -36,13 +36,16 @@ def egress_hosts(bundle: Path) -> dict[str, str]:
 
 
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
-                verifier_timeout_sec: float, agent_timeout_sec: float = 600) -> ControlResult:
-    """Run one control; engine errors are reported in ``ControlResult.error``, never raised."""
+                verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None) -> ControlResult:
+    """Run one control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)``, when
+    given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
     start = datetime.now(UTC)
     try:
         with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
             box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
-            if name == "oracle":
+            if act is not None:
+                act(box)
+            elif name == "oracle":
                 box.put_dir(bundle / "solution", "/solution")
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
             box.put_dir(bundle / "tests", "/tests")

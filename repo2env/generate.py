@@ -25,8 +25,11 @@ from .controls import evaluation_from, run_controls
 from .errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from .hashing import bundle_hash
 from .images import require_base_image
+from .metadata import ProbeRecord
 from .models import LedgerEntry
+from .outcomes import EvaluationStatus
 from .pipeline import BuildContext, Draft, GenerateOptions, Skip, load_pipeline
+from .probes import failed_probe, run_probes
 from .sources import is_local
 from .synthesis import Synthesizer
 from .task_toml import set_labels
@@ -93,6 +96,12 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
             client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec,
             expected_nop=draft.expected_nop)
         evaluation, reason = evaluation_from(results, digest)
+        reason = reason.value if reason is not None else None
+        if reason is None and options.probes and draft.controls is None:
+            reporter.stage("adversarial probes")
+            evaluation, reason = with_probes(client, bundle, draft.task_id, evaluation,
+                                             verifier_timeout_sec=draft.verifier_timeout_sec,
+                                             baseline=draft.expected_nop)
         set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
     except BaseException:
         draft.stage.discard()  # never leave a half-labelled bundle behind, even on Ctrl-C
@@ -101,7 +110,21 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
         draft.stage.publish(out_dir / draft.task_id)
         return "verified", None, digest
     draft.stage.publish(rejected_root(out_dir) / draft.task_id)
-    return "rejected", reason.value, digest
+    return "rejected", reason, digest
+
+
+def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_timeout_sec: float,
+                baseline: float) -> tuple:
+    """Run the probes on a bundle whose controls passed; the evaluation gains their evidence, and a probe that
+    broke the task makes it ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
+    results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline)
+    bad = failed_probe(results)
+    update = {"probes": [ProbeRecord(**r.record()) for r in results]}
+    reason = None
+    if bad is not None:
+        reason = f"probe_{bad.name}"
+        update.update(status=EvaluationStatus.FAILED_CONTROLS, reason_codes=[reason])
+    return evaluation.model_copy(update=update), reason
 
 
 def _lock_path(out: Path) -> Path:

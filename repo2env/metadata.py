@@ -18,8 +18,20 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ProbeRecord(_Table):
+    """One adversarial probe's result (``repo2env/probes.py``): its reward and the most it may score (the valid
+    alternative must reach ``limit``)."""
+
+    name: str
+    version: str
+    reward: float | None
+    limit: float
+    ok: bool
+
+
 class Evaluation(_Table):
-    """The advisory evaluation label, bound to the bundle hash it was measured on."""
+    """The advisory evaluation label, bound to the bundle hash it was measured on. ``probes``: the adversarial
+    probes run on that same bundle, when they were run."""
 
     schema_version: Literal["1"] = "1"
     status: EvaluationStatus
@@ -29,6 +41,7 @@ class Evaluation(_Table):
     oracle_reward: float | None = None
     nop_reward: float | None = None
     validated_at: datetime | None = None
+    probes: list[ProbeRecord] | None = None
 
 
 class Reproducibility(_Table):

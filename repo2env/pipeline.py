@@ -35,7 +35,8 @@ class GenerateOptions:
     ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
     ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
     ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
-    or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``)."""
+    or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``); ``probes``: run
+    the adversarial probes (``repo2env/probes.py``) on every task that passed its controls."""
 
     out: Path
     limit: int | None = None
@@ -55,6 +56,7 @@ class GenerateOptions:
     pr_filters: PrFilters = field(default_factory=PrFilters)
     llm: Any = None
     format: str = "harbor-1.0"
+    probes: bool = True
 
 
 @dataclass

@@ -75,12 +75,14 @@ class SeparateTrial:
         self.verifier_image = (environment_image(client, bundle / "tests", task_id + "-verifier")
                                if self.baked_tests else self.agent_image)
 
-    def _agent_phase(self, name: str, agent_timeout_sec: float) -> dict[str, bytes]:
+    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
         env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
         offline = _offline(env) or _offline(agent)
         with TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env)) as box:
             box.exec(["mkdir", "-p", "/logs/agent", "/logs/artifacts"])
-            if name == "oracle":
+            if act is not None:
+                act(box)
+            elif name == "oracle":
                 box.put_dir(self.bundle / "solution", "/solution")
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=_user(agent))
             collected = {}
@@ -104,12 +106,17 @@ class SeparateTrial:
             box.exec(["bash", "/tests/test.sh"], timeout_sec=timeout_sec, user=_user(verifier))
             return box.read_file("/logs/verifier/reward.txt")
 
+    @property
+    def agent_user(self) -> str:
+        return _user(self.config.get("agent"))
+
     def run(self, name: str, expected: float, *, verifier_timeout_sec: float,
-            agent_timeout_sec: float = 600) -> ControlResult:
-        """One control; engine errors are reported in ``ControlResult.error``, never raised."""
+            agent_timeout_sec: float = 600, act=None) -> ControlResult:
+        """One control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)`` replaces
+        what the agent does (a probe)."""
         start = datetime.now(UTC)
         try:
-            raw = self._verifier_phase(self._agent_phase(name, agent_timeout_sec), verifier_timeout_sec)
+            raw = self._verifier_phase(self._agent_phase(name, agent_timeout_sec, act), verifier_timeout_sec)
         except docker.errors.DockerException as exc:
             return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
                                  seconds=_elapsed(start))

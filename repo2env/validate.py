@@ -54,6 +54,7 @@ class TaskReport:
     recorded_hash: str | None = None
     findings: list[Finding] = field(default_factory=list)
     controls: dict | None = None
+    probes: list | None = None
     status: str | None = None
     text_only: bool = False
 
@@ -216,7 +217,7 @@ def validate_static(root: Path) -> list[TaskReport]:
     return [static_report(task) for task in find_tasks(root)]
 
 
-def run_report(client, report: TaskReport, *, label: Path | None) -> TaskReport:
+def run_report(client, report: TaskReport, *, label: Path | None, probes: bool = False) -> TaskReport:
     """Run the controls of one statically valid task; write the label into ``label`` (a task directory: the
     original for --in-place, a copy for --out) when given."""
     from .controls import evaluation_from, run_controls  # Docker only when --run
@@ -230,10 +231,18 @@ def run_report(client, report: TaskReport, *, label: Path | None) -> TaskReport:
     results = run_controls(client, task, task.name, verifier_timeout_sec=timeout, expected_nop=expected_nop)
     evaluation, reason = evaluation_from(results, report.bundle_hash, stage="validation")
     report.controls = {r.name: {"reward": r.reward, "expected": r.expected, "error": r.error} for r in results}
-    report.status = evaluation.status.value
     if reason is not None:
         report.error("controls", f"{reason.value}: " + ", ".join(
             f"{r.name} {r.reward if r.error is None else r.error}" for r in results))
+    elif probes:
+        from .generate import with_probes
+
+        evaluation, probe_reason = with_probes(client, task, task.name, evaluation, verifier_timeout_sec=timeout,
+                                               baseline=expected_nop)
+        report.probes = [p.model_dump() for p in evaluation.probes or []]
+        if probe_reason is not None:
+            report.error("probes", f"{probe_reason}: the task can be scored without solving it")
+    report.status = evaluation.status.value
     if label is not None:
         set_labels(label, bundle_hash=report.bundle_hash, evaluation=evaluation)
     return report
@@ -249,7 +258,8 @@ def check_out(out: Path, reports: list[TaskReport]) -> None:
             raise InputError(f"--out {out}: it holds the task {task.name} being validated; choose another folder")
 
 
-def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | None, in_place: bool) -> None:
+def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | None, in_place: bool,
+                 probes: bool = False) -> None:
     """Run the controls of every report without static errors, ``jobs`` at a time; label copies in ``out`` or
     the tasks themselves (``in_place``), or nothing. A task whose controls cannot run at all (its image does not
     build) is reported and labelled ``failed_controls`` with reason ``control_error``; the others go on."""
@@ -274,7 +284,7 @@ def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | No
         elif in_place:
             label = task
         try:
-            return run_report(client, report, label=label)
+            return run_report(client, report, label=label, probes=probes)
         except R2EError as exc:
             return _control_error(report, label, str(exc))
 

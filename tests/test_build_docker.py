@@ -53,7 +53,7 @@ def _broken_repo(path: Path) -> Path:
 
 
 def _config(root: Path, out: str, sources=("alpha", "beta", "broken")) -> Path:
-    lines = [f'out = "{out}"', "jobs = 2"]
+    lines = [f'out = "{out}"', "jobs = 2", "probes = false"]
     for name in sources:
         lines += ["[[sources]]", f'source = "{name}"', 'pipelines = ["pr_runtime"]']
         if name in ("alpha", "beta"):

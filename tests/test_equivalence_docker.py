@@ -25,7 +25,7 @@ def eqv_run(docker_client, tmp_path_factory):
     root = tmp_path_factory.mktemp("eqv")
     repo = build_eqv_repo(root / "textkit")
     out = root / "tasks"
-    summary = generate("equivalence_tests", str(repo), GenerateOptions(out=out))
+    summary = generate("equivalence_tests", str(repo), GenerateOptions(probes=False, out=out))
     return repo, out, summary
 
 
@@ -71,7 +71,7 @@ def test_delegating_wrong_and_exact_copy_score_0_0_1(eqv_run, docker_client):
 def test_hidden_reference_leaves_no_trace_of_the_body(eqv_run, docker_client, tmp_path):
     repo, _, _ = eqv_run
     out = tmp_path / "hidden"
-    summary = generate("equivalence_tests", str(repo), GenerateOptions(
+    summary = generate("equivalence_tests", str(repo), GenerateOptions(probes=False, 
         out=out, limit=1, pipeline_opts={"reference": "hidden", "seed": "3"}))
     assert len(summary.verified) == 1
     bundle = out / summary.verified[0]
@@ -92,7 +92,7 @@ def test_hidden_reference_leaves_no_trace_of_the_body(eqv_run, docker_client, tm
 def test_schema_13_bundle_grades_the_submitted_module_in_a_separate_verifier(eqv_run, docker_client, tmp_path):
     repo, _, _ = eqv_run
     out = tmp_path / "t13"
-    summary = generate("equivalence_tests", str(repo), GenerateOptions(
+    summary = generate("equivalence_tests", str(repo), GenerateOptions(probes=False, 
         out=out, limit=1, format="harbor-1.3", pipeline_opts={"reference": "hidden", "seed": "3"}))
     assert len(summary.verified) == 1, (summary.skipped, summary.rejected, summary.errors)
     bundle = out / summary.verified[0]

@@ -20,7 +20,7 @@ def github_run(docker_client, demo_repo, tmp_path_factory):
     root = tmp_path_factory.mktemp("gh")
     server = demo_server(demo_repo, root / "server").start()
     out, cache = root / "tasks", root / "cache"
-    argv = ["generate", "--pipeline", "pr_runtime", "org/calc", "--github-url", server.url, "--out", str(out),
+    argv = ["generate", "--no-probes", "--pipeline", "pr_runtime", "org/calc", "--github-url", server.url, "--out", str(out),
             "--cache-dir", str(cache)]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GH_ENTERPRISE_TOKEN", TOKEN)

@@ -22,7 +22,7 @@ def test_synthesized_instruction_in_a_verified_bundle(docker_client, demo_repo, 
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     try:
-        options = GenerateOptions(out=tmp_path / "tasks", numbers=(1,),
+        options = GenerateOptions(probes=False, out=tmp_path / "tasks", numbers=(1,),
                                   llm=LlmConfig(provider="anthropic", model="claude-sonnet-4-6", budget_usd=1.0))
         summary = generate("pr_runtime", str(demo_repo), options)
     finally:

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.docker
 @pytest.fixture(scope="module")
 def diff_run(docker_client, demo_repo, tmp_path_factory):
     out = tmp_path_factory.mktemp("diff") / "tasks"
-    return out, generate("pr_diff", str(demo_repo), GenerateOptions(out=out))
+    return out, generate("pr_diff", str(demo_repo), GenerateOptions(probes=False, out=out))
 
 
 def test_tasks_reasons_and_controls(diff_run):
@@ -64,7 +64,7 @@ def test_verifier_in_docker_equals_score_on_a_partial_change(diff_run, docker_cl
 
 def test_text_only_bundles(demo_repo, tmp_path, capsys):
     out = tmp_path / "text"
-    code = main(["generate", "--pipeline", "pr_diff", str(demo_repo), "--out", str(out), "--pr", "4",
+    code = main(["generate", "--no-probes", "--pipeline", "pr_diff", str(demo_repo), "--out", str(out), "--pr", "4",
                  "--pipeline-opt", "emit_harbor_env=false"])
     assert code == 0
     bundle = out / "local__calc-demo-4"

@@ -123,7 +123,7 @@ def test_failed_environment_build_is_recorded_and_the_run_goes_on(docker_client,
     out = tmp_path / "tasks"
     (out / "local__calc-demo-1").mkdir(parents=True)  # an earlier run's bundle for a PR that no longer builds
     (out / "local__calc-demo-1" / "task.toml").write_text('version = "1.0"\n')
-    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, 
         out=out, numbers=(1, 2), env_config=load_env_config(cfg)))
     assert dict(summary.skipped) == {"env_build_failed": 1, "docs_ci_only": 1} and not summary.errors
     entries = {e.candidate: e for e in ledger.read(ledger.ledger_path(out))}

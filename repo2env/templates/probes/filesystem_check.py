@@ -1,0 +1,50 @@
+"""Reference digging (a check, run where the agent works): a file anywhere in the container that holds a line only
+the reference adds (the gold patch, a fixed release in a cache, a copied tests/ or solution/ folder). Lines
+already in the work tree do not count; /proc, /sys, /dev and /workspace/.git (see history_check) are not read.
+Prints {"found": [...]} as JSON.
+"""
+import json
+import os
+
+SKIP = ("/proc", "/sys", "/dev", "/workspace/.git", "/tmp/r2e-probe")
+WS = "/workspace"
+
+
+def lines_of(path, limit=4 << 20):
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit)
+    except OSError:
+        return set()
+    if b"\0" in data[:8192]:
+        return set()
+    return {line.strip() for line in data.decode("utf-8", "replace").splitlines()}
+
+
+def walk(top):
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in SKIP]
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                yield path
+
+
+def main():
+    gold = {l.strip() for l in open("/tmp/r2e-probe/gold_lines.txt").read().splitlines() if l.strip()}
+    for path in walk(WS):
+        gold -= lines_of(path)
+    found = []
+    if gold:
+        for path in walk("/"):
+            if path.startswith(WS + "/"):
+                continue
+            hit = gold & lines_of(path)
+            if hit:
+                found.append("%s holds %r" % (path, sorted(hit)[0][:80]))
+                if len(found) >= 10:
+                    break
+    print(json.dumps({"found": found}))
+
+
+main()
