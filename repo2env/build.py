@@ -18,7 +18,6 @@ candidate ended in an error.
 """
 
 import dataclasses
-import fcntl
 import hashlib
 import json
 import shutil
@@ -29,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from . import locks
 from .build_config import BuildConfig, since_until
 from .bundle import staging_root
 from .errors import InputError, R2EError
@@ -169,13 +169,7 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
 
 def _lock(out: Path):
     out.mkdir(parents=True, exist_ok=True)
-    handle = open(out.parent / (out.name + ".lock"), "w")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise InputError(f"{out}: another build is writing there; wait for it") from None
-    return handle
+    return locks.hold(out)
 
 
 def _prepare(config: BuildConfig) -> None:

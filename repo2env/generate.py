@@ -5,7 +5,6 @@ binds the evaluation label to the bundle hash and publishes passing bundles atom
 the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a ``Reporter``.
 """
 
-import fcntl
 import os
 import shutil
 import time
@@ -18,7 +17,7 @@ from typing import Protocol
 import docker.errors
 import requests.exceptions
 
-from . import layout13, ledger
+from . import layout13, ledger, locks
 from .bundle import remove_tree, staging_root
 from .containers import docker_client, remove_leftovers
 from .controls import evaluation_from, run_controls
@@ -127,22 +126,9 @@ def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_time
     return evaluation.model_copy(update=update), reason
 
 
-def _lock_path(out: Path) -> Path:
-    return out.parent / (out.name + ".lock")
-
-
 def _check_not_a_file(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a directory; choose another path")
-
-
-def _take_lock(handle, out: Path) -> None:
-    """``flock`` ``handle`` without waiting. Raises ``InputError`` when another run holds ``--out``."""
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise InputError(f"--out {out}: another repo2rlenv run is writing there; wait for it or choose "
-                         "another folder") from None
 
 
 def _prepare_output(out: Path):
@@ -151,12 +137,7 @@ def _prepare_output(out: Path):
     _check_not_a_file(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        lock = open(_lock_path(out), "w")
-        try:
-            _take_lock(lock, out)
-        except InputError:
-            lock.close()
-            raise
+        lock = locks.hold(out)
         stage = staging_root(out)
         if stage.is_dir():
             shutil.rmtree(stage)  # only a dead run's leftovers: a live one would hold the lock
@@ -182,9 +163,9 @@ def _precheck_output(out: Path) -> None:
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not os.access(existing, os.W_OK):
         raise InputError(f"--out {out}: cannot write there ({existing} is not writable); choose a writable directory")
-    if _lock_path(out).exists():
-        with open(_lock_path(out)) as handle:
-            _take_lock(handle, out)
+    if locks.lock_path(out).exists():
+        with open(locks.lock_path(out)) as handle:
+            locks.take(handle, out)
 
 
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:

@@ -16,7 +16,6 @@ aside but not yet replaced is put in place first. Re-pushing pinned tasks change
 the registry with the same digest), so every run converges on the same dataset.
 """
 
-import fcntl
 from collections.abc import Callable
 import json
 import os
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import docker
 
-from . import dataset
+from . import dataset, locks
 from .bundle import remove_tree
 from .errors import InputError, R2EError
 from .hashing import bundle_hash
@@ -131,16 +130,6 @@ def _swap(root: Path, task_id: str) -> None:
         os.replace(staged / task_id, root / task_id)
 
 
-def _lock(root: Path):
-    handle = open(root.parent / (root.name + ".lock"), "w")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise InputError(f"{root}: another repo2rlenv run is writing there; wait for it") from None
-    return handle
-
-
 def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(), dataset_target: str | None = None,
          visibility: str = "private", partial: bool = False, client: docker.DockerClient | None = None,
          report: Callable[[str], None] = lambda message: None) -> PushReport:
@@ -151,7 +140,7 @@ def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(
         dataset.parse_target(dataset_target)
     if not root.is_dir():
         raise InputError(f"{root}: no such folder; pass the folder of tasks that generate wrote")
-    lock = _lock(root)
+    lock = locks.hold(root)
     try:
         _recover(root)
         tasks = find_tasks(root)

@@ -95,7 +95,7 @@ def demo_generated(docker_client, demo_repo, tmp_path_factory):
     from repo2env.pipeline import GenerateOptions
 
     out = tmp_path_factory.mktemp("gen") / "tasks"
-    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, probes=False, out=out))
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=out))
     return out, summary
 
 
@@ -106,7 +106,7 @@ def demo_generated_13(docker_client, demo_repo, tmp_path_factory):
     from repo2env.pipeline import GenerateOptions
 
     out = tmp_path_factory.mktemp("gen13") / "tasks"
-    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, probes=False, out=out, format="harbor-1.3"))
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=out, format="harbor-1.3"))
     return out, summary
 
 

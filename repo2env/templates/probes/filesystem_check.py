@@ -18,7 +18,13 @@ def lines_of(path, limit=4 << 20):
         return set()
     if b"\0" in data[:8192]:
         return set()
-    return {line.strip() for line in data.decode("utf-8", "replace").splitlines()}
+    found = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        found.add(line)
+        if line[:1] in ("+", "-"):  # a line of a diff
+            found.add(line[1:].strip())
+    return found
 
 
 def walk(top):
