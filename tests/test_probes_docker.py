@@ -154,7 +154,7 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     assert main(["validate", str(weak), "--run", "--probes", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)[0]
     failed = {p["name"] for p in report["probes"] if not p["ok"]}
-    assert failed == {"conftest_force_pass", "ini_addopts", "shadow_pytest"} and report["status"] == "failed_controls"
+    assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "shadow_pytest"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 
