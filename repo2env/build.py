@@ -31,7 +31,7 @@ from typing import Any
 from . import locks
 from .build_config import BuildConfig, since_until
 from .bundle import staging_root
-from .errors import InputError, R2EError
+from .errors import InputError, R2EError, redact_url
 from .generate import CandidateOutcome
 from .pipeline import GenerateOptions, load_pipeline
 from .state import State
@@ -49,6 +49,7 @@ class Shard:
 
     @classmethod
     def parse(cls, text: str) -> "Shard":
+        """``"3/16"`` -> Shard(3, 16). Raises ``InputError`` for anything else."""
         try:
             k, n = (int(part) for part in text.split("/"))
         except ValueError:
@@ -58,6 +59,7 @@ class Shard:
         return cls(k, n)
 
     def owns(self, repo: str, pipeline: str, key: str) -> bool:
+        """True when this shard builds the candidate (sha256 of repo, pipeline and key, modulo N)."""
         digest = hashlib.sha256(f"{repo}\0{pipeline}\0{key}".encode()).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
@@ -97,10 +99,12 @@ class BuildSummary:
 
     @property
     def failed(self) -> bool:
+        """A source could not be planned or a candidate ended in an error (the exit code is then 1)."""
         return bool(self.failed_sources or self.errors)
 
 
 def tasks_dir(out: Path, pipeline: str) -> Path:
+    """``<out>/tasks/<pipeline>``: where a pipeline's bundles of a build land."""
     return out / TASKS / pipeline
 
 
@@ -147,8 +151,9 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
                 pipeline = load_pipeline(name)
                 planned = pipeline.plan(spec.source, options)
             except R2EError as exc:
-                summary.failed_sources.append(f"{spec.source} ({name}): {exc}")
-                state.record_source(build_id, spec.source, name, "error", str(exc)[:500], 0)
+                shown = redact_url(spec.source)
+                summary.failed_sources.append(redact_url(f"{shown} ({name}): {exc}"))
+                state.record_source(build_id, shown, name, "error", redact_url(str(exc))[:500], 0)
                 continue
             repo = planned.repo.slug
             state.record_source(build_id, repo, name, "ok", None, len(planned.candidates))
@@ -168,8 +173,13 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
 
 
 def _lock(out: Path):
-    out.mkdir(parents=True, exist_ok=True)
-    return locks.hold(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: exists and is not a folder; set out in dataset.toml (or --into) to a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        return locks.hold(out)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write there ({exc.strerror or exc}); choose a writable folder") from None
 
 
 def _prepare(config: BuildConfig) -> None:
@@ -245,9 +255,13 @@ def push_pipelines(config: BuildConfig) -> list[str]:
     published = []
     for name in config.pipeline_names():
         target = config.push.dataset.replace("{pipeline}", name) if config.push.dataset else None
+        if not any(tasks_dir(config.out, name).glob("*/task.toml")):
+            continue  # nothing verified for this pipeline yet
         result = push(tasks_dir(config.out, name), registry=registry, dataset_target=target, client=client)
         if result.failed:
             raise PushError(f"push of {name} failed: {next(iter(result.failed.values()))}")
+        if target and result.manifest is None:
+            continue
         if target:
             published.append(target)
     return published
@@ -260,13 +274,18 @@ def merge(inputs: list[Path], dest: Path) -> int:
     from .bundle import BundleStage  # noqa: PLC0415
     from .hashing import bundle_hash  # noqa: PLC0415
 
+    for source in inputs:
+        if not (source / STATE_FILE).is_file():
+            raise InputError(f"{source}: no {STATE_FILE}; pass folders written by repo2rlenv build")
+        if source.resolve() == dest.resolve():
+            raise InputError(f"--into {dest}: it is one of the inputs; merge into a new or another folder")
+        with State(source / STATE_FILE):
+            pass  # a damaged state fails here, before anything is written
     lock = _lock(dest)
     try:
         count = 0
         with State(dest / STATE_FILE) as target:
             for source in inputs:
-                if not (source / STATE_FILE).is_file():
-                    raise InputError(f"{source}: no {STATE_FILE}; pass folders written by repo2rlenv build")
                 for pipeline_dir in sorted((source / TASKS).iterdir()) if (source / TASKS).is_dir() else []:
                     for task in sorted(p for p in pipeline_dir.iterdir() if (p / "task.toml").is_file()):
                         there = dest / TASKS / pipeline_dir.name / task.name

@@ -59,6 +59,8 @@ class PipelineSpec(_Strict):
 
 
 class PushSpec(_Strict):
+    """``[push]``: the registry for images and the dataset target (``{pipeline}`` is replaced per pipeline)."""
+
     registry: str | None = None
     dataset: str | None = None
 
@@ -82,9 +84,11 @@ class BuildConfig(_Strict):
         return value
 
     def pipeline(self, name: str) -> PipelineSpec:
+        """The ``[pipelines.<name>]`` options (defaults when the table is absent)."""
         return self.pipelines.get(name, PipelineSpec())
 
     def pipeline_names(self) -> list[str]:
+        """Every pipeline some source uses, sorted."""
         return sorted({p for s in self.sources for p in s.pipelines})
 
 
@@ -125,4 +129,29 @@ def load(path: Path) -> BuildConfig:
     if config.push and config.push.dataset and "{pipeline}" not in config.push.dataset \
             and len(config.pipeline_names()) > 1:
         raise InputError(f"{path}: push.dataset: several pipelines need one dataset each; put {{pipeline}} in it")
+    _check_semantics(path, config)
     return config
+
+
+def _check_semantics(path: Path, config: BuildConfig) -> None:
+    """What pydantic cannot see: pipelines that exist, windows in order, push targets that parse."""
+    from .dataset import parse_target  # noqa: PLC0415
+    from .pipeline import available  # noqa: PLC0415
+    from .registry import check_registry  # noqa: PLC0415
+
+    known = available()
+    for name in sorted(set(config.pipeline_names()) | set(config.pipelines)):
+        if name not in known:
+            raise InputError(f"{path}: pipeline {name!r} is not installed (installed: {', '.join(known)})")
+    for index, spec in enumerate(config.sources):
+        since, until = since_until(spec)
+        if since and until and since > until:
+            raise InputError(f"{path}: sources.{index}: since is after until; swap them")
+    if config.push is not None:
+        try:
+            if config.push.registry:
+                check_registry(config.push.registry)
+            if config.push.dataset:
+                parse_target(config.push.dataset.replace("{pipeline}", "p"))
+        except InputError as exc:
+            raise InputError(f"{path}: push: {str(exc).replace('--registry ', 'registry ').replace('--dataset ', 'dataset ')}") from None

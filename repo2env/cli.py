@@ -17,7 +17,7 @@ from rich.table import Table
 from . import __version__
 from .config import load_env_config
 from .containers import docker_client
-from .errors import InputError, R2EError
+from .errors import InputError, R2EError, redact_url
 from .generate import Summary, generate
 from .hashing import bundle_hash
 from .layout13 import FORMATS
@@ -340,7 +340,8 @@ def push_cmd(folder, registry, dataset_target, registry_username, registry_passw
                    "kept)" if not partial else "the failed tasks were left as they were; nothing was published")
         sys.exit(1)
     if result.published is not None:
-        click.echo(f"dataset {dataset_target}: {len(result.manifest['tasks'])} tasks, commit {result.published}")
+        count = len(result.manifest["tasks"])
+        click.echo(f"dataset {redact_url(dataset_target)}: {count} tasks, commit {result.published}")
 
 
 @cli.command("pull")

@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 
 import git
 
-from .errors import InputError, R2EError
+from .errors import InputError, R2EError, redact_url
 from .hashing import bundle_hash
 from .task_toml import read_task_toml
 
@@ -44,19 +44,25 @@ class DatasetError(R2EError):
     exit_code = 1
 
 
-def parse_target(target: str) -> tuple[str, str]:
-    """``("git", url)`` or ``("hf", "owner/name")``. Raises ``InputError`` for anything else."""
+def parse_target(target: str, label: str = "--dataset") -> tuple[str, str]:
+    """``("git", url)`` or ``("hf", "owner/name")``. Raises ``InputError`` (naming ``label``) for anything else."""
+    shown = redact_url(target)
     if target.startswith("git+"):
         url = target[4:]
         if urlparse(url).scheme not in ("file", "https", "http", "ssh"):
-            raise InputError(f"--dataset {target}: git+ needs a file://, https:// or ssh:// URL")
+            raise InputError(f"{label} {shown}: git+ needs a file://, https:// or ssh:// URL")
         return "git", url
     if target.startswith("hf://"):
         repo_id = target[5:].removeprefix("datasets/").strip("/")
         if repo_id.count("/") != 1 or not all(repo_id.split("/")):
-            raise InputError(f"--dataset {target}: expected hf://OWNER/NAME")
+            raise InputError(f"{label} {shown}: expected hf://OWNER/NAME")
         return "hf", repo_id
-    raise InputError(f"--dataset {target}: expected hf://OWNER/NAME or git+URL (e.g. git+file:///srv/d.git)")
+    raise InputError(f"{label} {shown}: expected hf://OWNER/NAME or git+URL (e.g. git+file:///srv/d.git)")
+
+
+def _git_error(exc: git.GitCommandError) -> str:
+    lines = [line.strip() for line in (exc.stderr or "").strip().splitlines() if line.strip().strip("'")]
+    return redact_url(lines[-1].strip("'").strip() if lines else f"git exited with {exc.status}")[:300]
 
 
 def manifest_entry(task: Path) -> dict:
@@ -85,6 +91,7 @@ def build_manifest(tasks: list[Path]) -> dict:
 
 
 def manifest_bytes(manifest: dict) -> bytes:
+    """``manifest.json``'s bytes: sorted keys, one-space indent, a final newline (the same tasks, the same bytes)."""
     return (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
 
 
@@ -149,7 +156,7 @@ def _publish_git(folder: Path, url: str, message: str) -> str:
         try:
             repo = git.Repo.clone_from(url, work / "repo", env={"GIT_TERMINAL_PROMPT": "0"})
         except git.GitCommandError as exc:
-            raise DatasetError(f"cannot clone the dataset remote {url}: {exc.stderr.strip().splitlines()[-1:]}") from None
+            raise DatasetError(f"cannot clone the dataset remote {redact_url(url)}: {_git_error(exc)}") from None
         if not repo.head.is_valid():
             repo.git.checkout("-B", BRANCH)
         _replace_managed(folder, work / "repo")
@@ -161,7 +168,7 @@ def _publish_git(folder: Path, url: str, message: str) -> str:
             try:
                 repo.git.push("origin", f"HEAD:refs/heads/{BRANCH}")
             except git.GitCommandError as exc:
-                raise DatasetError(f"pushing the dataset to {url} failed: {exc.stderr.strip()[-300:]}") from None
+                raise DatasetError(f"pushing the dataset to {redact_url(url)} failed: {_git_error(exc)}") from None
         return repo.head.commit.hexsha
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -219,8 +226,7 @@ def _fetch(target: str, dest: Path) -> None:
         try:
             git.Repo.clone_from(where, dest, depth=1, branch=BRANCH, env={"GIT_TERMINAL_PROMPT": "0"})
         except git.GitCommandError as exc:
-            raise DatasetError(f"cannot fetch the dataset {target}: "
-                               f"{(exc.stderr.strip().splitlines() or [''])[-1][:300]}") from None
+            raise DatasetError(f"cannot fetch the dataset {redact_url(target)}: {_git_error(exc)}") from None
         shutil.rmtree(dest / ".git")
         return
     from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for hf:// sources
@@ -228,7 +234,7 @@ def _fetch(target: str, dest: Path) -> None:
     try:
         snapshot_download(repo_id=where, repo_type="dataset", revision=BRANCH, local_dir=str(dest))
     except _hub_errors() as exc:
-        raise DatasetError(f"cannot fetch the dataset {target}: {_hub_message(exc)}") from None
+        raise DatasetError(f"cannot fetch the dataset {redact_url(target)}: {_hub_message(exc)}") from None
     shutil.rmtree(dest / ".cache", ignore_errors=True)
     _restore_modes(dest)
 
@@ -270,13 +276,16 @@ def pull(source: str, dest: Path) -> dict:
     """Fetch the dataset ``source`` (a ``--dataset`` target) into the new folder ``dest`` and verify it; the
     folder appears only once every bundle matched its manifest. Returns the manifest. Raises ``InputError`` when
     ``dest`` exists, ``DatasetError`` when fetching or verifying fails."""
-    parse_target(source)
+    parse_target(source, "pull source")
     if dest.exists():
         raise InputError(f"{dest}: already exists; pull into a new folder")
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{dest.name}.pull-", dir=dest.parent))
     try:
         _fetch(source, partial / "d")
+        if not (partial / "d" / MANIFEST).is_file():
+            raise DatasetError(f"{redact_url(source)}: not a repo2rlenv dataset (no {MANIFEST} at its top); "
+                               "pull what `repo2rlenv push --dataset` published")
         manifest = verify(partial / "d")
         os.replace(partial / "d", dest)
         return manifest

@@ -46,3 +46,11 @@ class BuildError(R2EError):
 
 class TestRunError(R2EError):
     """The test runner could not run inside a task container (no JUnit XML, a patch that did not apply)."""
+
+
+def redact_url(text: str) -> str:
+    """``text`` with the user and password of every URL in it replaced by ``***`` (``https://***@host/...``):
+    a source or dataset URL may carry a token, which must never reach a message, a log or a file."""
+    import re
+
+    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1***@", text)

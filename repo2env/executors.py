@@ -44,6 +44,7 @@ class LocalExecutor:
                                SilentReporter())
 
     def run(self, units) -> Iterator:
+        """Yield ``(unit, CandidateOutcome)`` as each unit completes; an engine failure stops the rest."""
         with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="r2e-build") as pool:
             futures = {pool.submit(self._one, unit): unit for unit in units}
             try:
@@ -88,6 +89,7 @@ class RayExecutor:
         self.remote = ray.remote(num_cpus=1, max_retries=0)(ray_unit)
 
     def run(self, units) -> Iterator:
+        """Yield ``(unit, CandidateOutcome)`` as each Ray task completes; a local Ray started here is shut down."""
         try:
             yield from self._run(units)
         finally:

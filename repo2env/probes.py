@@ -92,6 +92,7 @@ class ProbeResult:
 
     @property
     def ok(self) -> bool:
+        """An attack scored at most ``limit``; the valid alternative scored exactly ``limit`` (1.0)."""
         if self.reward is None:
             return False
         return abs(self.reward - self.limit) < 1e-9 if self.honest else self.reward <= self.limit + 1e-9
@@ -110,6 +111,7 @@ def task_kind(config: dict) -> str | None:
 
 
 def applicable(config: dict) -> list[Probe]:
+    """The probes that apply to the task described by ``config`` (its parsed task.toml)."""
     kind = task_kind(config)
     return [p for p in PROBES if kind in p.applies]
 

@@ -30,7 +30,7 @@ import docker
 
 from . import dataset, locks
 from .bundle import remove_tree
-from .errors import InputError, R2EError
+from .errors import InputError, R2EError, redact_url
 from .hashing import bundle_hash
 from .registry import PushStats, RegistryAuth, is_digest_ref, push_image
 from .task_toml import pin_registry_image, rebind_labels
@@ -155,7 +155,11 @@ def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(
             task_id = task.name
             report(task_id)
             marker = done / f"{task_id}.json"
-            source_hash = bundle_hash(task)
+            try:
+                source_hash = bundle_hash(task)
+            except (R2EError, ValueError, OSError) as exc:
+                result.failed[task_id] = f"cannot read the task ({str(exc).splitlines()[0][:200]})"
+                continue
             if marker.exists() and (staged / task_id).is_dir() \
                     and json.loads(marker.read_text()).get("source") == source_hash:
                 result.tasks.append(task_id)
@@ -163,8 +167,8 @@ def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(
             try:
                 stale = rewrite_task(client, task, staged / task_id, registry=registry, auth=auth,
                                       visibility=visibility, stats=result.stats)
-            except R2EError as exc:
-                result.failed[task_id] = str(exc)
+            except (R2EError, ValueError, OSError) as exc:
+                result.failed[task_id] = redact_url(str(exc).splitlines()[0][:300])
                 continue
             _write_json_atomic(marker, {"source": source_hash, "result": bundle_hash(staged / task_id)})
             result.tasks.append(task_id)

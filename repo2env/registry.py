@@ -34,6 +34,7 @@ class RegistryAuth:
     password: str | None = field(default=None, repr=False)
 
     def config(self) -> dict | None:
+        """The docker SDK ``auth_config``, or None to let the docker config decide."""
         if self.username is None:
             return None
         return {"username": self.username, "password": self.password or ""}
@@ -49,6 +50,7 @@ class PushStats:
     layers_present: int = 0
 
     def describe(self) -> str:
+        """One line for the push summary."""
         return (f"{self.images_pushed} image(s) pushed, {self.images_present} already in the registry; "
                 f"{self.layers_pushed} layer(s) sent, {self.layers_present} already there")
 

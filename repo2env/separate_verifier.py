@@ -108,6 +108,7 @@ class SeparateTrial:
 
     @property
     def agent_user(self) -> str:
+        """``[agent].user`` (root when unset)."""
         return _user(self.config.get("agent"))
 
     def run(self, name: str, expected: float, *, verifier_timeout_sec: float,

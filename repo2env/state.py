@@ -16,6 +16,8 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .errors import InputError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
   repo TEXT NOT NULL, pipeline TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
@@ -42,10 +44,16 @@ class State:
     """The database of one dataset folder; use as a context manager. Writes come from one thread."""
 
     def __init__(self, path: Path):
+        """Open (or create) the database at ``path``. Raises ``InputError`` when it is not one of ours."""
         self.path = path
-        self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(SCHEMA)
+            self.db.execute(f"SELECT {','.join(COLUMNS)} FROM candidates LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise InputError(f"{path}: not a repo2rlenv state database ({exc}); move it aside to start the "
+                             "state afresh, or choose another out folder") from None
 
     def __enter__(self) -> "State":
         return self
@@ -68,16 +76,19 @@ class State:
 
     def record_source(self, build_id: str, repo: str, pipeline: str, status: str, detail: str | None,
                       candidates: int) -> None:
+        """Whether (repo, pipeline) could be planned in ``build_id``: ``ok`` or ``error`` with the message."""
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?)",
                             (build_id, repo, pipeline, status, detail, candidates))
 
     def start_build(self, build_id: str, shard: str | None) -> None:
+        """Record that ``build_id`` started (UTC now), for ``shard`` (``K/N``) or all candidates (None)."""
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO builds (build_id, started_at, shard) VALUES (?,?,?)",
                             (build_id, _now(), shard))
 
     def finish_build(self, build_id: str, wall_seconds: float, counts: dict) -> None:
+        """Record the end of ``build_id``: wall seconds, outcome counts, and the verified tasks at that moment."""
         with self.db:
             self.db.execute("UPDATE builds SET finished_at=?, wall_seconds=?, counts=?, tasks=? WHERE build_id=?",
                             (_now(), wall_seconds, json.dumps(counts, sort_keys=True),
@@ -89,10 +100,12 @@ class State:
         return {f"{p}/{t}": h for p, t, h in rows}
 
     def rows(self) -> list[dict]:
+        """Every candidate row (``COLUMNS`` keys), ordered by repo, pipeline, key."""
         cur = self.db.execute(f"SELECT {','.join(COLUMNS)} FROM candidates ORDER BY repo, pipeline, key")
         return [dict(zip(COLUMNS, r)) for r in cur]
 
     def builds(self) -> list[dict]:
+        """Every build, oldest first; ``counts`` and ``tasks`` decoded (None while a build runs)."""
         cur = self.db.execute("SELECT build_id, started_at, finished_at, shard, wall_seconds, counts, tasks "
                               "FROM builds ORDER BY started_at, build_id")
         keys = ("build_id", "started_at", "finished_at", "shard", "wall_seconds", "counts", "tasks")
@@ -105,6 +118,7 @@ class State:
         return out
 
     def sources(self, build_id: str) -> list[dict]:
+        """The planning outcome of every (repo, pipeline) in ``build_id``."""
         cur = self.db.execute("SELECT repo, pipeline, status, detail, candidates FROM sources WHERE build_id=?",
                               (build_id,))
         return [dict(zip(("repo", "pipeline", "status", "detail", "candidates"), r)) for r in cur]
