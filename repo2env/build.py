@@ -205,7 +205,8 @@ def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None =
     from .executors import make_executor  # noqa: PLC0415 - Ray is imported only when asked for
 
     started = time.monotonic()
-    build_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + f"-{hashlib.sha256(str(time.time_ns()).encode()).hexdigest()[:6]}"
+    nonce = hashlib.sha256(str(time.time_ns()).encode()).hexdigest()[:6]
+    build_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + f"-{nonce}"
     summary = BuildSummary(build_id=build_id)
     lock = _lock(config.out)
     try:

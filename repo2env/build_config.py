@@ -154,4 +154,5 @@ def _check_semantics(path: Path, config: BuildConfig) -> None:
             if config.push.dataset:
                 parse_target(config.push.dataset.replace("{pipeline}", "p"))
         except InputError as exc:
-            raise InputError(f"{path}: push: {str(exc).replace('--registry ', 'registry ').replace('--dataset ', 'dataset ')}") from None
+            message = str(exc).replace("--registry ", "registry ").replace("--dataset ", "dataset ")
+            raise InputError(f"{path}: push: {message}") from None

@@ -187,7 +187,8 @@ def _show_library_log() -> None:
 @click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
               help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
 @click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
-def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch, max_source_files, runs_before,
+def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch,
+                 max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
                  include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
                  llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
