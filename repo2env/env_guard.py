@@ -8,8 +8,10 @@ bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). Recorded when the t
 (``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
 grader then scores 0 without running a test.
 
-``kill_strays()``: after the tests, every process but init, the container's main process, the grader and its
-ancestors is killed, so nothing the tests started (say, a daemon waiting to overwrite the reward) outlives them.
+``kill_strays()``: after the tests, every process but the grader, its ancestors and the container's main chain
+(pid 1, its oldest child, that one's oldest child, ...: ``docker-init`` -> ``sh -c "sleep infinity"`` -> ``sleep``
+as Harbor starts it) is killed, so nothing the agent or the tests started (say, a daemon waiting to overwrite the
+reward, which ends up a younger child of pid 1) outlives them.
 
 ``python3 env_guard.py snapshot`` prints the snapshot as JSON.
 """
@@ -88,8 +90,8 @@ def _stat(pid):
 
 
 def kill_strays():
-    """Kill every process except init (pid 1), its oldest child (the container's main process), this process
-    and its ancestors. Returns the number of processes signalled."""
+    """Kill every process except this one, its ancestors and the container's main chain (module docstring).
+    Returns the number of processes signalled."""
     pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     info = {}
     for pid in pids:
@@ -101,9 +103,13 @@ def kill_strays():
     while pid in info and info[pid][0] not in (0, pid):
         pid = info[pid][0]
         keep.add(pid)
-    children_of_init = sorted((start, p) for p, (ppid, start) in info.items() if ppid == 1)
-    if children_of_init:
-        keep.add(children_of_init[0][1])
+    chain = 1
+    while True:
+        children = sorted((start, p) for p, (ppid, start) in info.items() if ppid == chain and p != chain)
+        if not children:
+            break
+        chain = children[0][1]
+        keep.add(chain)
     count = 0
     for pid in info:
         if pid not in keep:
