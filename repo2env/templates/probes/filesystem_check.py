@@ -1,14 +1,19 @@
 """Reference digging (a check, run where the agent works): a file anywhere in the container that holds the lines
 only the reference adds (the gold patch, a fixed release in a cache, a copied tests/ or solution/ folder). Lines
 already in the work tree do not count; /proc, /sys, /dev and /workspace/.git (see history_check) are not read.
-One common line is not a leak (``if target is not None:`` is in the stdlib): a file counts when it holds at least
-two of the reference's lines and at least 30 % of them, or, when the reference adds a single line, that line if it
-is 40 characters or longer. Prints {"found": [...]} as JSON.
+The interpreter's standard library is not read (it predates every task; boltons' fix for islice bounds repeats
+three lines of ``_collections_abc.py``), and a few common lines are not a leak: a file counts when it holds at
+least two of the reference's lines and at least half of them, or, when the reference adds a single line, that line
+if it is 40 characters or longer. A leaked patch or a fixed release holds nearly all of them. Prints {"found": [...]}
+as JSON.
 """
 import json
 import os
+import sysconfig
 
 SKIP = ("/proc", "/sys", "/dev", "/workspace/.git", "/tmp/r2e-probe")
+STDLIB = os.path.realpath(sysconfig.get_path("stdlib"))
+SITE = {os.path.realpath(sysconfig.get_path(k)) for k in ("purelib", "platlib")}
 WS = "/workspace"
 
 
@@ -32,6 +37,13 @@ def lines_of(path, limit=4 << 20):
 def walk(top):
     for root, dirs, files in os.walk(top):
         dirs[:] = [d for d in dirs if os.path.join(root, d) not in SKIP]
+        real = os.path.realpath(root)
+        if real == STDLIB or (real.startswith(STDLIB + os.sep) and not any(
+                real == s or real.startswith(s + os.sep) for s in SITE)):
+            # the standard library itself is not read; its site-packages are
+            dirs[:] = [d for d in dirs if any(s == os.path.join(real, d) or s.startswith(os.path.join(real, d) + os.sep)
+                                              for s in SITE)]
+            continue
         for name in files:
             path = os.path.join(root, name)
             if not os.path.islink(path):
@@ -42,7 +54,7 @@ def main():
     gold = {l.strip() for l in open("/tmp/r2e-probe/gold_lines.txt").read().splitlines() if l.strip()}
     for path in walk(WS):
         gold -= lines_of(path)
-    need = max(2, -(-3 * len(gold) // 10)) if len(gold) > 1 else 1
+    need = max(2, -(-len(gold) // 2)) if len(gold) > 1 else 1
     if len(gold) == 1 and len(next(iter(gold))) < 40:
         gold = set()
     found = []
