@@ -47,13 +47,21 @@ def _digest(path):
     return h.hexdigest()[:16]
 
 
+# Installer bookkeeping in *.dist-info that never runs and that installers rewrite (uv's cache stamp differed
+# between an image and the same image pulled back from a registry): left out of the snapshot.
+BOOKKEEPING = ("RECORD", "uv_cache.json", "uv_build.json", "INSTALLER", "REQUESTED", "direct_url.json")
+
+
 def snapshot():
     """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target."""
     files = {}
     for root in roots():
         for folder, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            bookkeeping = folder.endswith(".dist-info")
             for name in names:
+                if bookkeeping and name in BOOKKEEPING:
+                    continue
                 path = os.path.join(folder, name)
                 try:
                     files[path] = ("link:" + os.readlink(path)) if os.path.islink(path) else _digest(path)
@@ -89,9 +97,15 @@ def _stat(pid):
         return None
 
 
+IN_CONTAINER = "R2E_IN_TASK_CONTAINER"  # set to 1 by the bundle's test.sh: only then are processes killed
+
+
 def kill_strays():
     """Kill every process except this one, its ancestors and the container's main chain (module docstring).
-    Returns the number of processes signalled."""
+    Does nothing unless ``R2E_IN_TASK_CONTAINER=1`` (set by the bundle's test.sh): run on a host, it would take
+    the host's own processes down. Returns the number of processes signalled."""
+    if os.environ.get(IN_CONTAINER) != "1":
+        return 0
     pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     info = {}
     for pid in pids:
