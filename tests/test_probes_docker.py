@@ -60,8 +60,12 @@ def _honour_old_reward(copy: Path) -> None:
 
 
 def _no_stray_killing(copy: Path) -> None:
+    """No stray killing; test.sh then ends a second later, as Harbor reads the reward some time after (without
+    the pause the daemon's next write may or may not land before the read)."""
     text = (copy / "tests/verifier.py").read_text()
     (copy / "tests/verifier.py").write_text(text.replace("        env_guard.kill_strays()", "        pass"))
+    script = (copy / "tests/test.sh").read_text()
+    (copy / "tests/test.sh").write_text(script.replace("\nexit 0\n", "\nsleep 1\nexit 0\n"))
 
 
 def _no_env_manifest(copy: Path) -> None:
