@@ -34,9 +34,8 @@ from .bundle import staging_root
 from .errors import InputError, R2EError, redact_url
 from .generate import CandidateOutcome
 from .pipeline import GenerateOptions, load_pipeline
-from .state import State
+from .state import STATE_FILE, State
 
-STATE_FILE = "state.sqlite"
 TASKS = "tasks"
 
 
@@ -261,8 +260,6 @@ def push_pipelines(config: BuildConfig) -> list[str]:
         result = push(tasks_dir(config.out, name), registry=registry, dataset_target=target, client=client)
         if result.failed:
             raise PushError(f"push of {name} failed: {next(iter(result.failed.values()))}")
-        if target and result.manifest is None:
-            continue
         if target:
             published.append(target)
     return published

@@ -12,9 +12,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .state import State
-
-STATE_FILE = "state.sqlite"
+from .state import STATE_FILE, State
 
 
 def build_report(out: Path) -> dict:

@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS builds (
   build_id TEXT PRIMARY KEY, started_at TEXT, finished_at TEXT, shard TEXT, wall_seconds REAL,
   counts TEXT, tasks TEXT);
 """
+STATE_FILE = "state.sqlite"  # the state database's name in a dataset folder
 FINAL = ("verified", "rejected", "skipped")  # outcomes a re-run keeps; errors are tried again
 COLUMNS = ("repo", "pipeline", "key", "fingerprint", "task_id", "status", "reason", "detail", "bundle_hash",
            "seconds", "test_seconds", "build_id", "updated_at")
