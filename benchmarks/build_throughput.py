@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from repo2env.build import build
-from repo2env.build_config import load
-from repo2env.demo_repo import build_demo_repo
+from repo2env.build.config import load
+from repo2env.build.runner import build
+from repo2env.sources.demo_repo import build_demo_repo
 
 
 def _config(root: Path, out: str, repos: list[str]) -> Path:

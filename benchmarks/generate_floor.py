@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from repo2env.demo_repo import build_demo_repo
-from repo2env.generate import generate
 from repo2env.pipeline import GenerateOptions
+from repo2env.run.generate import generate
+from repo2env.sources.demo_repo import build_demo_repo
 
 
 def main() -> None:

@@ -13,40 +13,45 @@ first parents).
 from dataclasses import replace
 from itertools import islice
 
-from repo2env.commit_filters import (CommitFilterConfig, category_of, change_skip_reason, message_skip_reason,
-                                     strip_type)
-from repo2env.errors import InputError
-from repo2env.gitrepo import open_repo
-from repo2env.metadata import CommitRuntimeTests
-from repo2env.models import CommitCandidate, RepoRef
-from repo2env.patches import split_change
-from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip, reject_pr_filters
-from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.sources import RepoSource, open_source
-from repo2env.sources.commits import list_commits
+from repo2env.pipeline import (
+    BuildContext,
+    CommitCandidate,
+    CommitFilterConfig,
+    CommitRuntimeTests,
+    Draft,
+    GenerateOptions,
+    InputError,
+    Plan,
+    RepoRef,
+    RuntimeSpec,
+    Skip,
+    build_runtime_task,
+    category_of,
+    change_skip_reason,
+    flag,
+    list_commits,
+    message_skip_reason,
+    open_repo,
+    open_source,
+    parse_pipeline_opts,
+    reject_pr_filters,
+    split_at,
+    strip_type,
+    whole_number,
+    words,
+)
 
-_OPTS = {"exclude_authors", "include_types", "min_subject_chars", "all_parents"}
+OPTIONS = {"exclude_authors": (words, None), "include_types": (words, None), "min_subject_chars": (whole_number, None),
+           "all_parents": (flag, False)}
 
 
 def filter_config(opts: dict[str, str]) -> tuple[CommitFilterConfig, bool]:
     """The filter configuration and the all-parents flag from ``--pipeline-opt`` values (``InputError`` if bad)."""
-    unknown = set(opts) - _OPTS
-    if unknown:
-        raise InputError(f"--pipeline-opt {sorted(unknown)[0]}: commit_runtime knows {', '.join(sorted(_OPTS))}")
-    split = lambda v: tuple(x.strip() for x in v.split(",") if x.strip())  # noqa: E731
-    kw = {}
-    if "exclude_authors" in opts:
-        kw["exclude_authors"] = split(opts["exclude_authors"])
-    if "include_types" in opts:
-        kw["include_types"] = tuple(t.lower() for t in split(opts["include_types"]))
-    if "min_subject_chars" in opts:
-        if not opts["min_subject_chars"].isdigit():
-            raise InputError(f"--pipeline-opt min_subject_chars={opts['min_subject_chars']}: expected a number")
-        kw["min_subject_chars"] = int(opts["min_subject_chars"])
-    all_parents = opts.get("all_parents", "false").lower()
-    if all_parents not in ("true", "false"):
-        raise InputError(f"--pipeline-opt all_parents={all_parents}: expected true or false")
-    return replace(CommitFilterConfig(), **kw), all_parents == "true"
+    parsed = parse_pipeline_opts(opts, "commit_runtime", OPTIONS)
+    kw = {k: v for k, v in parsed.items() if k != "all_parents" and v is not None}
+    if "include_types" in kw:
+        kw["include_types"] = tuple(t.lower() for t in kw["include_types"])
+    return replace(CommitFilterConfig(), **kw), parsed["all_parents"]
 
 
 class CommitRuntimePipeline:
@@ -57,7 +62,7 @@ class CommitRuntimePipeline:
     formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
-        self._source: RepoSource | None = None
+        self._source = None
         self._filters = CommitFilterConfig()
 
     def plan(self, source: str, options: GenerateOptions) -> Plan:
@@ -88,7 +93,7 @@ class CommitRuntimePipeline:
         if reason is not None:
             return Skip(reason)
         ctx.report("split and filter")
-        split = split_change(repo.path, commit.parent_sha, commit.sha)
+        split = split_at(repo, commit.parent_sha, commit.sha)
         reason = change_skip_reason(commit, split, max_source_files=ctx.options.max_source_files)
         if reason is not None:
             return Skip(reason)

@@ -1,20 +1,28 @@
 """pr_runtime: merged pull requests whose own tests decide (FAIL_TO_PASS must pass, PASS_TO_PASS stay green).
 
-Stages: list merged PRs (local clone or GitHub) -> split the PR diff -> static filters -> problem statement
-(linked issue or the PR's text) -> runtime task (environment, K test runs, F2P/P2P, bundle). The core runs the
-oracle/nop controls and publishes.
+Stages: list merged PRs (local clone or GitHub) -> split the diff by the language's test-file rule -> static
+filters -> problem statement (linked issue or the PR's text) -> runtime task (``repo2env.tasks.runtime``: image,
+K runs, selection, bundle). The core runs the oracle/nop controls and publishes.
 """
 
-from repo2env.commit_filters import category_of
-from repo2env.errors import InputError
-from repo2env.filters import static_skip_reason
-from repo2env.metadata import PrRuntimeTests
-from repo2env.models import PullRequest, RepoRef
-from repo2env.patches import split_change
-from repo2env.pipeline import BuildContext, Draft, GenerateOptions, Plan, Skip
-from repo2env.runtime import RuntimeSpec, build_runtime_task
-from repo2env.pr_plan import PullRequestPipeline, plan_pull_requests
-from repo2env.sources import RepoSource
+from repo2env.pipeline import (
+    BuildContext,
+    Draft,
+    GenerateOptions,
+    Plan,
+    PrRuntimeTests,
+    PullRequest,
+    PullRequestPipeline,
+    RepoRef,
+    RuntimeSpec,
+    Skip,
+    build_runtime_task,
+    category_of,
+    parse_pipeline_opts,
+    plan_pull_requests,
+    split_at,
+    static_skip_reason,
+)
 
 
 class PrRuntimePipeline(PullRequestPipeline):
@@ -25,20 +33,18 @@ class PrRuntimePipeline(PullRequestPipeline):
     formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
-        self._source: RepoSource | None = None
+        self._source = None
 
     def plan(self, source: str, options: GenerateOptions) -> Plan:
         """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
         at most ``options.limit``."""
-        if options.pipeline_opts:
-            name = sorted(options.pipeline_opts)[0]
-            raise InputError(f"--pipeline-opt {name}: pr_runtime takes no pipeline options")
+        parse_pipeline_opts(options.pipeline_opts, self.name, {})
         self._source, plan = plan_pull_requests(source, options)
         return plan
 
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
-        split = split_change(repo.path, pr.base_commit, pr.head_commit)
+        split = split_at(repo, pr.base_commit, pr.head_commit)
         reason = static_skip_reason(pr.title, split, max_source_files=ctx.options.max_source_files)
         if reason is not None:
             return Skip(reason)

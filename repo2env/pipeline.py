@@ -1,109 +1,68 @@
 """The pipeline plugin interface and its registry (entry-point group ``repo2env.pipelines``).
 
 A pipeline turns a source into candidates (``plan``) and one candidate into a staged bundle or a skip
-(``build``); the core (``repo2env.generate``) runs the controls, labels, hashes and publishes. A third-party
+(``build``); the core (``repo2env.run.generate``) runs the controls, labels, hashes and publishes. A third-party
 package adds a pipeline by declaring, in its own ``pyproject.toml``::
 
     [project.entry-points."repo2env.pipelines"]
     my_pipeline = "my_package.module:MyPipeline"
 
 Only the chosen pipeline's module is imported.
+
+This module is also the whole surface a pipeline imports: the records (``Plan``, ``Draft``, ``Skip``, ...), the
+option parsers, and the shared kits of ``repo2env.tasks`` (runtime tasks, PR planning, diff and equivalence
+tasks), re-exported here so that a pipeline never reaches into the stages (``__all__`` lists them).
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import docker
+from repo2env.changes.commit_filters import (
+    CommitFilterConfig,
+    category_of,
+    change_skip_reason,
+    message_skip_reason,
+    strip_type,
+)
+from repo2env.changes.filters import static_skip_reason
+from repo2env.core.errors import InputError, PipelineNotFound
+from repo2env.core.gitrepo import open_repo
+from repo2env.core.metadata import CommitRuntimeTests, PrRuntimeTests
+from repo2env.core.options import BuildContext, GenerateOptions, PrFilters
+from repo2env.core.outcomes import SkipReason
+from repo2env.core.records import CommitCandidate, Draft, Plan, PullRequest, RepoRef, Skip
+from repo2env.sources import open_source
+from repo2env.sources.commits import list_commits
+from repo2env.tasks.common import resolve_commit, split_at
+from repo2env.tasks.diff import DEFAULT_WEIGHTS as DEFAULT_DIFF_WEIGHTS
+from repo2env.tasks.diff import DiffSettings, build_diff_task
+from repo2env.tasks.diff import parse_weights as parse_diff_weights
+from repo2env.tasks.eqv.bundle import build_eqv_task
+from repo2env.tasks.eqv.discover import FunctionCandidate
+from repo2env.tasks.eqv.discover import discover as discover_functions
+from repo2env.tasks.eqv.discover import select as select_functions
+from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, whole_number, words
+from repo2env.tasks.pr_plan import PullRequestPipeline, plan_pull_requests
+from repo2env.tasks.runtime import RuntimeSpec, build_runtime_task
 
-from .bundle import BundleStage
-from .config import EnvConfig
-from .errors import InputError, PipelineNotFound
-from .models import RepoRef
-from .outcomes import SkipReason
-from .sources import PrFilters
+__all__ = [
+    # the plugin API
+    "GROUP", "Pipeline", "available", "load_pipeline", "reject_pr_filters",
+    # records
+    "BuildContext", "CommitCandidate", "Draft", "GenerateOptions", "Plan", "PrFilters", "PullRequest", "RepoRef",
+    "Skip", "SkipReason", "InputError", "CommitRuntimeTests", "PrRuntimeTests",
+    # --pipeline-opt parsing
+    "parse_pipeline_opts", "choice", "flag", "integer", "share", "whole_number", "words",
+    # sources and changes
+    "open_source", "open_repo", "list_commits", "resolve_commit", "split_at", "static_skip_reason",
+    "CommitFilterConfig", "category_of", "change_skip_reason", "message_skip_reason", "strip_type",
+    # kits
+    "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
+    "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "parse_diff_weights", "FunctionCandidate", "build_eqv_task",
+    "discover_functions", "select_functions",
+]
 
 GROUP = "repo2env.pipelines"
-
-
-@dataclass(frozen=True)
-class GenerateOptions:
-    """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
-    ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
-    ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
-    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
-    or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``); ``probes``: run
-    the adversarial probes (``repo2env/probes.py``) on every task that passed its controls."""
-
-    out: Path
-    limit: int | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    numbers: tuple[int, ...] = ()
-    branch: str | None = None
-    max_source_files: int = 10
-    runs_before: int = 2
-    runs_after: int = 3
-    whole_suite: bool = False
-    env_config: EnvConfig = field(default_factory=EnvConfig)
-    pipeline_opts: dict[str, str] = field(default_factory=dict)
-    github_url: str | None = None
-    cache_dir: Path | None = None
-    github_max_wait: float = 3600.0
-    pr_filters: PrFilters = field(default_factory=PrFilters)
-    llm: Any = None
-    format: str = "harbor-1.0"
-    probes: bool = True
-
-
-@dataclass
-class BuildContext:
-    """What a pipeline's ``build`` may use: the Docker client, the options, ``report(message)`` for progress
-    (the library never prints), and the run's ``synthesis.Synthesizer`` when ``--llm`` was given (else None)."""
-
-    client: docker.DockerClient
-    options: GenerateOptions
-    report: Callable[[str], None] = lambda message: None
-    synthesizer: Any = None
-
-
-@dataclass(frozen=True)
-class Skip:
-    """A candidate that does not become a task, with its reason code and a one-line detail."""
-
-    reason: SkipReason
-    detail: str | None = None
-
-
-@dataclass
-class Draft:
-    """A staged bundle ready for controls. ``test_seconds`` sums its generation-time container test runs;
-    ``verifier_timeout_sec`` bounds each control's test.sh. ``expected_nop`` is the reward doing nothing must
-    score (0.0 for binary rewards; a graded reward's measured baseline). ``controls``: results the pipeline
-    computed itself (a bundle without an environment); None means the core runs them in Docker. ``split_layout``
-    (a ``layout13.SplitLayout``) says how the task splits for ``--format harbor-1.3``; a pipeline that leaves it
-    None writes layout 1.0 only."""
-
-    task_id: str
-    stage: BundleStage
-    verifier_timeout_sec: float
-    test_seconds: float = 0.0
-    expected_nop: float = 0.0
-    controls: list | None = None
-    split_layout: Any = None
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The repository and its candidates, listed before any is built (so a bad ``--pr`` fails first).
-    ``empty_hint`` tells the user what to check when there are no candidates."""
-
-    repo: RepoRef
-    candidates: list[Any]
-    empty_hint: str | None = None
 
 
 @runtime_checkable

@@ -6,7 +6,9 @@ cd "$ROOT"
 
 find_python() {
   local c
-  for c in python3.13 python3.12 python3 $(ls -d /root/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do
+  # 3.12 first (the version the tool is developed and measured on), then any newer one
+  for c in python3.12 $(ls -d /root/.pyenv/versions/3.12*/bin/python3 2>/dev/null | sort -rV) python3.13 python3 \
+      $(ls -d /root/.pyenv/versions/3.1[3-9]*/bin/python3 2>/dev/null | sort -rV); do
     if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
       command -v "$c"; return
     fi

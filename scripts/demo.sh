@@ -8,5 +8,5 @@ cd "$ROOT"
 bash scripts/bootstrap_venv.sh
 bash scripts/setup_docker.sh
 mkdir -p demo
-if [ ! -d demo/calc-demo ]; then .venv/bin/python -m repo2env.demo_repo demo/calc-demo >/dev/null; fi
+if [ ! -d demo/calc-demo ]; then .venv/bin/python -m repo2env.sources.demo_repo demo/calc-demo >/dev/null; fi
 exec .venv/bin/repo2rlenv generate --pipeline pr_runtime demo/calc-demo --out demo/tasks "$@"

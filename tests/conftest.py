@@ -10,31 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from repo2env.demo_repo import build_demo_repo
+from repo2env.sources.demo_repo import build_demo_repo
+from tests.helpers.repos import git
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def git(repo: Path, *args: str, env: dict | None = None) -> str:
-    """Run git in ``repo`` with a fixed identity; returns stdout."""
-    full_env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="T",
-                    GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_GLOBAL="/dev/null", **(env or {}))
-    return subprocess.run(["git", "-C", str(repo), *args], env=full_env, check=True, capture_output=True,
-                          text=True).stdout
-
-
-def commit_files(repo: Path, message: str, files: dict[str, str | bytes], date: str = "2025-01-01T00:00:00Z") -> str:
-    """Write ``files`` into ``repo``, commit them with ``message``; returns the new sha."""
-    for rel, content in files.items():
-        path = repo / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture
@@ -52,16 +31,16 @@ def new_repo(tmp_path):
 
 @pytest.fixture(scope="session")
 def demo_repo(tmp_path_factory) -> Path:
-    """The demo repository (repo2env.demo_repo), built once per session. Treat as read-only."""
+    """The demo repository (repo2env.sources.demo_repo), built once per session. Treat as read-only."""
     return build_demo_repo(tmp_path_factory.mktemp("demo") / "calc-demo")
 
 
 @pytest.fixture(scope="session")
 def docker_client():
     """A live Docker client with the base image present; skip (or fail under CI=true) otherwise."""
-    from repo2env.containers import docker_client as connect
-    from repo2env.errors import DockerUnavailable
-    from repo2env.images import require_base_image
+    from repo2env.core.errors import DockerUnavailable
+    from repo2env.environment.containers import docker_client as connect
+    from repo2env.environment.images import require_base_image
 
     try:
         client = connect()
@@ -76,9 +55,9 @@ def docker_client():
 
 @pytest.fixture
 def fake_github(tmp_path, demo_repo):
-    """A started fake GitHub serving the demo repository as ``org/calc`` (``tests.github_server.demo_server``),
+    """A started fake GitHub serving the demo repository as ``org/calc`` (``tests.helpers.github_server.demo_server``),
     with ``GITHUB_TOKEN`` set to the token it requires."""
-    from tests.github_server import TOKEN, demo_server
+    from tests.helpers.github_server import TOKEN, demo_server
 
     server = demo_server(demo_repo, tmp_path / "server").start()
     with pytest.MonkeyPatch.context() as mp:
@@ -91,8 +70,8 @@ def fake_github(tmp_path, demo_repo):
 @pytest.fixture(scope="session")
 def demo_generated(docker_client, demo_repo, tmp_path_factory):
     """``generate pr_runtime`` on the local demo repository, once per session: (out, summary)."""
-    from repo2env.generate import generate
     from repo2env.pipeline import GenerateOptions
+    from repo2env.run.generate import generate
 
     out = tmp_path_factory.mktemp("gen") / "tasks"
     summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=out))
@@ -102,8 +81,8 @@ def demo_generated(docker_client, demo_repo, tmp_path_factory):
 @pytest.fixture(scope="session")
 def demo_generated_13(docker_client, demo_repo, tmp_path_factory):
     """``generate pr_runtime --format harbor-1.3`` on the demo repository, once per session: (out, summary)."""
-    from repo2env.generate import generate
     from repo2env.pipeline import GenerateOptions
+    from repo2env.run.generate import generate
 
     out = tmp_path_factory.mktemp("gen13") / "tasks"
     summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=out, format="harbor-1.3"))

@@ -4,12 +4,12 @@ import sys
 
 import pytest
 
-from repo2env.errors import PipelineNotFound
+from repo2env.core.errors import PipelineNotFound
 from repo2env.pipeline import Pipeline, available, load_pipeline
 
 PLUGIN = '''
 from repo2env.pipeline import Plan, Skip
-from repo2env.outcomes import SkipReason
+from repo2env.core.outcomes import SkipReason
 
 
 class EchoPipeline:

@@ -6,33 +6,19 @@ do not care which one they got. GitHub modules (and PyGithub) are imported only 
 """
 
 import logging
-from itertools import islice
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import Protocol
 
-from .. import gitrepo
-from ..errors import InputError
-from ..models import PullRequest, RepoRef
-from .local import list_pull_requests
+from repo2env.core import gitrepo
+from repo2env.core.errors import InputError
+from repo2env.core.options import PrFilters
+from repo2env.core.records import PullRequest, RepoRef
+from repo2env.sources.local import list_pull_requests
 
 log = logging.getLogger("repo2env.sources")
-
-
-@dataclass(frozen=True)
-class PrFilters:
-    """Which merged PRs count (GitHub only knows drafts, bots and labels): ``labels`` are all required,
-    ``exclude_labels`` must all be absent; drafts and bot authors are left out unless included."""
-
-    include_drafts: bool = False
-    include_bots: bool = False
-    labels: tuple[str, ...] = ()
-    exclude_labels: tuple[str, ...] = ()
-
-    @property
-    def needs_api(self) -> bool:
-        return bool(self.labels or self.exclude_labels)
 
 
 @dataclass
@@ -96,7 +82,7 @@ def is_local(source: str) -> bool:
         return True
     if source.startswith(("git@", "ssh://", "github.com/")):
         return False
-    from .github_spec import looks_like_github
+    from repo2env.sources.github_spec import looks_like_github
 
     if looks_like_github(source) and not source.startswith(("https://", "http://")):
         return Path(source.split("/", 1)[0]).is_dir()
@@ -112,9 +98,9 @@ def open_source(source: str, *, branch: str | None = None, github_url: str | Non
         if github_url:
             raise InputError(f"--github-url {github_url}: {source} is a local clone; drop --github-url or pass org/repo")
         return LocalSource(gitrepo.source_path(source), branch)
-    from ..clone_cache import default_cache_dir
-    from .github import GitHubSource
-    from .github_spec import parse_github_source
+    from repo2env.sources.clone_cache import default_cache_dir
+    from repo2env.sources.github import GitHubSource
+    from repo2env.sources.github_spec import parse_github_source
 
     return GitHubSource(parse_github_source(source, github_url), cache_dir=cache_dir or default_cache_dir(),
                         branch=branch, max_wait=max_wait, report=log.info)

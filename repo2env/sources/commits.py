@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import git
 
-from ..errors import InputError
-from ..models import CommitCandidate, RepoRef
+from repo2env.core.errors import InputError
+from repo2env.core.records import CommitCandidate, RepoRef
 
 
 def list_commits(repo: git.Repo, ref: RepoRef, *, rev: str | None = None, since: datetime | None = None,

@@ -10,9 +10,9 @@ Problem statement: the issues the PR body closes ("Fixes #12"), fetched lazily w
 static filters; without one, the PR's own title and body (as SWE-bench does).
 """
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
@@ -20,14 +20,23 @@ from urllib.parse import urlparse
 import github
 import requests
 
-from .. import clone_cache, gitrepo
-from ..errors import GitError, InputError
-from ..github_api import GitHubError
-from ..github_api import GitHubApi, RateLimited, WaitTooLong, connect, find_token, translate, web_host
-from ..models import PullRequest, RepoRef
-from . import PrFilters, ProblemStatement
-from .closing_refs import closing_refs
-from .github_spec import GitHubSpec
+from repo2env.core import gitrepo
+from repo2env.core.errors import GitError, InputError
+from repo2env.core.options import PrFilters
+from repo2env.core.records import PullRequest, RepoRef
+from repo2env.sources import ProblemStatement, clone_cache
+from repo2env.sources.closing_refs import closing_refs
+from repo2env.sources.github_api import (
+    GitHubApi,
+    GitHubError,
+    RateLimited,
+    WaitTooLong,
+    connect,
+    find_token,
+    translate,
+    web_host,
+)
+from repo2env.sources.github_spec import GitHubSpec
 
 log = logging.getLogger("repo2env.github")
 

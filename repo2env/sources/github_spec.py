@@ -8,7 +8,7 @@ import re
 from typing import NamedTuple
 from urllib.parse import urlparse
 
-from ..errors import InputError
+from repo2env.core.errors import InputError
 
 PUBLIC_API = "https://api.github.com"
 

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 import git
 
-from ..errors import InputError
-from ..models import PullRequest, RepoRef
+from repo2env.core.errors import InputError
+from repo2env.core.records import PullRequest, RepoRef
 
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+) from \S+")
 _SUFFIX_PR = re.compile(r"^(?P<title>.*\S)\s*\(#(?P<num>\d+)\)\s*$")

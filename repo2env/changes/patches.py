@@ -1,0 +1,100 @@
+"""Split a PR diff into the hidden test patch and the gold (reference) patch, and classify its files.
+
+Which files are test files is the language's rule (``repo2env.languages``; Python's: SWE-bench's convention).
+Docs/CI files are recognised so that docs-only PRs can be skipped. Parsing uses ``unidiff``; the two patches themselves are cut by git (``diff -- paths``), so
+binary hunks survive byte for byte.
+"""
+
+import fnmatch
+import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+from repo2env.core import gitrepo
+from repo2env.core.records import ChangeSplit
+
+DOC_DIRS = frozenset({"doc", "docs", "documentation", "changelog.d", "changes", "newsfragments"})
+DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+CI_PATTERNS = (".github/*", ".gitlab-ci.yml", ".travis.yml", ".circleci/*", "azure-pipelines.yml",
+               ".pre-commit-config.yaml", "appveyor.yml", ".readthedocs.y*ml", "codecov.yml", ".codecov.yml",
+               ".coveragerc", ".gitignore", ".gitattributes", ".mailmap", "CODEOWNERS", ".editorconfig")
+DOC_NAMES = ("README*", "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "AUTHORS*", "CONTRIBUTORS*", "LICENSE*",
+             "COPYING*")
+
+
+def is_docs_or_ci_path(path: str) -> bool:
+    """True for documentation, changelog and CI configuration files (never needed to make tests pass)."""
+    p = PurePosixPath(path)
+    if any(part in DOC_DIRS for part in p.parts[:-1]):
+        return True
+    if any(fnmatch.fnmatch(path, pat) for pat in CI_PATTERNS):
+        return True
+    if any(fnmatch.fnmatch(p.name, pat) for pat in DOC_NAMES):
+        return True
+    return p.suffix.lower() in DOC_SUFFIXES and len(p.parts) == 1
+
+
+def split_change(repo_path, base: str, head: str, is_test_file: Callable[[str], bool]) -> ChangeSplit:
+    """Split ``base..head`` of the repository at ``repo_path`` into test and gold patches; ``is_test_file`` is
+    the language's rule (``Language.is_test_file``) for which paths go into the test patch.
+
+    Raises ``GitError`` if either commit is missing.
+    """
+    full = gitrepo.diff(repo_path, base, head)
+    patch = PatchSet(full.splitlines(keepends=True))
+    test_files, source_files, docs_ci, created, deleted, binary_tests = [], [], [], [], [], []
+    added = removed = 0
+    for pf in patch:
+        path = pf.path
+        if is_test_file(path):
+            test_files.append(path)
+            if pf.is_added_file:
+                created.append(path)
+            if pf.is_removed_file:
+                deleted.append(path)
+            if pf.is_binary_file:
+                binary_tests.append(path)
+        else:
+            (docs_ci if is_docs_or_ci_path(path) else source_files).append(path)
+            added += pf.added
+            removed += pf.removed
+    gold_paths = source_files + docs_ci
+    return ChangeSplit(
+        test_patch=gitrepo.diff(repo_path, base, head, test_files),
+        gold_patch=gitrepo.diff(repo_path, base, head, gold_paths),
+        test_files=tuple(test_files), source_files=tuple(source_files), docs_ci_files=tuple(docs_ci),
+        test_files_created=tuple(created), test_files_deleted=tuple(deleted), binary_test_files=tuple(binary_tests),
+        gold_lines_added=added, gold_lines_removed=removed,
+    )
+
+
+_DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z]\w*)")  # public names only
+
+
+def touched_symbols(gold_patch: str, limit: int = 20) -> list[str]:
+    """Public function and class names the gold patch touches, as ``module.name`` (``pkg/mod.py`` -> ``pkg.mod``):
+    for each added or removed line, the nearest definition above it in the hunk, else the hunk's section header
+    (git's enclosing-definition guess). Private names (leading ``_``) are left out; at most ``limit``, in patch
+    order."""
+    found: list[str] = []
+    try:
+        files = PatchSet(gold_patch)
+    except UnidiffParseError:
+        return found
+    for patched in files:
+        if not patched.path.endswith(".py"):
+            continue
+        module = patched.path[:-3].replace("/", ".").removesuffix(".__init__")
+        for hunk in patched:
+            header = _DEF.match(hunk.section_header or "")
+            current = header.group(1) if header else None
+            for line in hunk:
+                m = _DEF.match(line.value)
+                if m:
+                    current = m.group(1)
+                if (line.is_added or line.is_removed) and current and f"{module}.{current}" not in found:
+                    found.append(f"{module}.{current}")
+    return found[:limit]

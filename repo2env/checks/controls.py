@@ -1,0 +1,86 @@
+"""Oracle and nop controls: run a bundle the way Harbor runs a trial, through the docker SDK.
+
+Build ``environment/``; start a container with the compose file's ``extra_hosts`` (the egress guard) and
+``init``; for the oracle upload ``solution/`` to ``/solution`` and run ``solve.sh``, for the nop do nothing; then
+upload ``tests/`` to ``/tests``, run ``test.sh`` and read ``/logs/verifier/reward.txt`` (Harbor's reward file).
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from repo2env.bundles.task_toml import read_task_toml
+from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
+from repo2env.core.metadata import Evaluation
+from repo2env.core.outcomes import EvaluationStatus, SkipReason
+from repo2env.core.records import ControlResult
+from repo2env.environment.containers import TaskContainer
+from repo2env.environment.images import environment_image
+from repo2env.environment.task_image import egress_hosts
+
+CONTROLS = ("oracle", "nop")
+
+
+def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
+                verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None) -> ControlResult:
+    """Run one control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)``, when
+    given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
+    start = datetime.now(UTC)
+    try:
+        with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+            box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
+            if act is not None:
+                act(box)
+            elif name == "oracle":
+                box.put_dir(bundle / "solution", "/solution")
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
+            box.put_dir(bundle / "tests", "/tests")
+            box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
+            raw = box.read_file("/logs/verifier/reward.txt")
+    except docker.errors.DockerException as exc:
+        return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
+                             seconds=(datetime.now(UTC) - start).total_seconds())
+    reward, error = None, None
+    try:
+        reward = float((raw or b"").decode().strip())
+    except ValueError:
+        error = "no numeric reward in /logs/verifier/reward.txt"
+    return ControlResult(name=name, expected=expected, reward=reward, error=error,
+                         seconds=round((datetime.now(UTC) - start).total_seconds(), 3))
+
+
+def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
+                 verifier_timeout_sec: float, expected_nop: float = 0.0) -> list[ControlResult]:
+    """Build the bundle's environment and run the oracle (must score 1.0) and the nop (must score
+    ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one). A task whose verifier
+    runs in its own container (schema 1.3) is run by ``separate_verifier.SeparateTrial``."""
+    expected = {"oracle": 1.0, "nop": expected_nop}
+    config = read_task_toml(bundle)
+    if verifier_mode(config) == "separate":
+        trial = SeparateTrial(client, bundle, config, task_id)
+        return [trial.run(name, expected[name], verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
+    image = environment_image(client, bundle / "environment", task_id)
+    return [run_control(client, bundle, image, name, expected[name], verifier_timeout_sec=verifier_timeout_sec)
+            for name in CONTROLS]
+
+
+def evaluation_from(results: list[ControlResult], bundle_hash: str,
+                    stage: str = "generation") -> tuple[Evaluation, SkipReason | None]:
+    """The evaluation label for these control results (measured at ``stage``: generation or validation), and
+    the rejection reason when they failed."""
+    by_name = {r.name: r for r in results}
+    reason = None
+    if any(r.error for r in results):
+        reason = SkipReason.CONTROL_ERROR
+    elif not by_name["oracle"].ok:
+        reason = SkipReason.ORACLE_FAILED
+    elif not by_name["nop"].ok:
+        reason = SkipReason.NOP_FAILED
+    evaluation = Evaluation(
+        status=EvaluationStatus.VERIFIED if reason is None else EvaluationStatus.FAILED_CONTROLS,
+        stage=stage, reason_codes=[] if reason is None else [reason.value],
+        subject_bundle_hash=bundle_hash, oracle_reward=by_name["oracle"].reward, nop_reward=by_name["nop"].reward,
+        validated_at=datetime.now(UTC).replace(microsecond=0))
+    return evaluation, reason

@@ -1,0 +1,258 @@
+"""Adversarial probes: scripted agents that try to get the reward without solving the task.
+
+Each probe is a script in ``templates/probes/`` run where an agent acts (a fresh container of the bundle's
+environment, as ``[agent].user``), after which the bundle's own verifier runs exactly as for the oracle and the
+nop (``controls.run_control``; with a separate verifier, ``separate_verifier.SeparateTrial``). A task is kept only
+when every attack scores at most its nop reward (0.0, or a graded task's measured baseline) and the valid
+alternative scores 1.0. Checks (``history``, ``filesystem``) run no verifier: they report what they found, and
+anything found counts as reward 1.0.
+
+Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or replacement, history and file-system
+digging, pipeline-specific (equivalence_tests: reading the grader's files, delegating to the original), and the
+valid alternative (the reference with locals renamed and reformatted by ``ast.unparse``).
+
+The material the scripts read is staged in ``/tmp/r2e-probe``: ``targets.txt`` (the grading tests' files),
+``ids.txt`` (their node ids), ``gold_lines.txt`` (lines the reference adds, at least 16 characters),
+``changed.txt`` (the reference's Python files), ``eqv.json`` and the helper scripts.
+"""
+
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+import docker
+
+from repo2env.bundles.task_toml import read_task_toml
+from repo2env.checks.controls import run_control
+from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
+from repo2env.core.metadata import ProbeRecord
+from repo2env.core.outcomes import EvaluationStatus
+from repo2env.environment.containers import TaskContainer
+from repo2env.environment.images import environment_image
+from repo2env.environment.task_image import egress_hosts
+
+PROBES_VERSION = "1"
+MATERIAL = "/tmp/r2e-probe"
+MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: ``script`` in templates/probes/, the ``kind`` of attack, the task kinds it ``applies`` to
+    (``runtime``, ``eqv``, ``diff``); a ``check`` reports findings instead of running the verifier; ``honest``
+    marks the valid alternative (must score 1.0)."""
+
+    name: str
+    kind: str
+    script: str
+    applies: tuple[str, ...]
+    check: bool = False
+    honest: bool = False
+
+
+ALL = ("runtime", "eqv", "diff")
+PROBES = (
+    Probe("reward_files", "reward_forgery", "reward_files.sh", ALL),
+    Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL),
+    Probe("reward_dirs", "reward_forgery", "reward_dirs.sh", ALL),
+    Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL),
+    Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",)),
+    Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",)),
+    Probe("pyproject_addopts", "runner_tampering", "pyproject_addopts.sh", ("runtime",)),
+    Probe("site_pth", "runner_tampering", "site_pth.sh", ("runtime", "eqv")),
+    Probe("sitecustomize", "runner_tampering", "sitecustomize.sh", ("runtime", "eqv")),
+    Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",)),
+    Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",)),
+    Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",)),
+    Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",)),
+    Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",)),
+    Probe("history", "history_digging", "history_check.py", ALL, check=True),
+    Probe("filesystem", "history_digging", "filesystem_check.py", ALL, check=True),
+    Probe("eqv_read_tests", "pipeline", "eqv_read_tests.sh", ("eqv",)),
+    Probe("eqv_delegate", "pipeline", "eqv_delegate.sh", ("eqv",)),
+    Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True),
+)
+HELPERS = ("evil_plugin.py", "alternative.py", "history_check.py", "filesystem_check.py")
+
+
+@dataclass
+class ProbeResult:
+    """A probe's reward on one bundle, the most it may score (``limit``; the valid alternative must reach it),
+    and what a check found."""
+
+    name: str
+    kind: str
+    reward: float | None
+    limit: float
+    honest: bool = False
+    detail: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """An attack scored at most ``limit``; the valid alternative scored exactly ``limit`` (1.0)."""
+        if self.reward is None:
+            return False
+        return abs(self.reward - self.limit) < 1e-9 if self.honest else self.reward <= self.limit + 1e-9
+
+    def record(self) -> dict:
+        """The evidence entry for ``[metadata.repo2env.evaluation]``."""
+        return {"name": self.name, "version": PROBES_VERSION, "reward": self.reward, "limit": self.limit,
+                "ok": self.ok}
+
+
+def task_kind(config: dict) -> str | None:
+    """``runtime``, ``eqv`` or ``diff`` for one of our bundles, by its pipeline; None when unknown."""
+    pipeline = config.get("metadata", {}).get("repo2env", {}).get("pipeline")
+    return {"pr_runtime": "runtime", "commit_runtime": "runtime", "equivalence_tests": "eqv",
+            "pr_diff": "diff"}.get(pipeline)
+
+
+def applicable(config: dict) -> list[Probe]:
+    """The probes that apply to the task described by ``config`` (its parsed task.toml)."""
+    kind = task_kind(config)
+    return [p for p in PROBES if kind in p.applies]
+
+
+def _read(name: str) -> str:
+    return resources.files("repo2env").joinpath("templates", "probes", name).read_text(encoding="utf-8")
+
+
+def _added_lines(patch: str) -> list[str]:
+    return [line[1:].strip() for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+def _grading_ids(bundle: Path) -> list[str]:
+    ids = []
+    for name in ("f2p.json", "p2p.json"):
+        path = bundle / "tests" / name
+        if path.is_file():
+            ids += json.loads(path.read_text())
+    contract = bundle / "contract.json"
+    if not ids and contract.is_file():
+        ids = [t for t in json.loads(contract.read_text()).get("must_pass", []) if not t.startswith("/")]
+    return ids
+
+
+def stage_material(bundle: Path, dest: Path) -> None:
+    """Write the probe material for ``bundle`` into the folder ``dest`` (module docstring)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in HELPERS:
+        (dest / name).write_text(_read(name))
+    for probe in PROBES:
+        (dest / probe.script).write_text(_read(probe.script))
+    ids = _grading_ids(bundle)
+    (dest / "ids.txt").write_text("".join(f"{i}\n" for i in ids))
+    (dest / "targets.txt").write_text("".join(f"{f}\n" for f in sorted({i.split("::", 1)[0] for i in ids})))
+    patch = bundle / "solution" / "patch.diff"
+    reference = bundle / "solution" / "reference"
+    gold, changed = [], []
+    if patch.is_file():
+        text = patch.read_text(encoding="utf-8", errors="replace")
+        gold = _added_lines(text)
+        changed = re.findall(r"^\+\+\+ b/(\S+\.py)$", text, re.MULTILINE)
+    elif reference.is_dir():
+        for path in sorted(p for p in reference.rglob("*") if p.is_file()):
+            gold += [line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+            if path.suffix == ".py":
+                changed.append(path.relative_to(reference).as_posix())
+    elif (bundle / "solution" / "task_module.py").is_file():
+        gold = [line.strip() for line in (bundle / "solution" / "task_module.py").read_text().splitlines()]
+        changed = ["task_module.py"]
+    (dest / "gold_lines.txt").write_text("".join(f"{g}\n" for g in sorted(set(gold)) if len(g) >= MIN_LINE))
+    (dest / "changed.txt").write_text("".join(f"{c}\n" for c in changed))
+    eqv = bundle / "tests" / "eqv_config.json"
+    (dest / "eqv.json").write_text(eqv.read_text() if eqv.is_file() else "{}")
+    for path in dest.iterdir():
+        path.chmod(0o755 if path.suffix in (".sh", ".py") else 0o644)
+    dest.chmod(0o755)
+
+
+def _acts(bundle: Path, material: Path, probe: Probe, user: str, timeout: float, sink: dict):
+    def act(box: TaskContainer) -> None:
+        box.put_dir(material, MATERIAL)
+        if probe.honest:
+            box.put_dir(bundle / "solution", "/solution")
+        runner = "python3" if probe.script.endswith(".py") else "bash"
+        code, out, _ = box.exec([runner, f"{MATERIAL}/{probe.script}"], timeout_sec=timeout,
+                                user="root" if probe.check else user)
+        sink["code"], sink["out"] = code, out
+    return act
+
+
+def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
+    try:
+        found = json.loads(sink.get("out", "").strip().splitlines()[-1])["found"]
+    except (ValueError, IndexError, KeyError, TypeError):
+        return None, f"the check printed no result (exit {sink.get('code')}): {sink.get('out', '')[-200:]}"
+    return (1.0 if found else 0.0), ("; ".join(found)[:300] or None)
+
+
+def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
+               baseline: float = 0.0, only: tuple[str, ...] | None = None) -> list[ProbeResult]:
+    """Run every applicable probe on ``bundle`` (module docstring); engine errors are reported per probe."""
+    config = read_task_toml(bundle)
+    probes = [p for p in applicable(config) if only is None or p.name in only]
+    material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
+    results = []
+    try:
+        stage_material(bundle, material)
+        separate = verifier_mode(config) == "separate"
+        trial = SeparateTrial(client, bundle, config, task_id) if separate else None
+        image = trial.agent_image if separate else environment_image(client, bundle / "environment", task_id)
+        user = trial.agent_user if separate else str((config.get("agent") or {}).get("user") or "root")
+        for probe in probes:
+            limit = 1.0 if probe.honest else (0.0 if probe.check else baseline)
+            sink: dict = {}
+            act = _acts(bundle, material, probe, user, 900, sink)
+            if probe.check:
+                try:
+                    with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+                        act(box)
+                except docker.errors.DockerException as exc:
+                    results.append(ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300]))
+                    continue
+                reward, detail = _check_result(probe, sink)
+                results.append(ProbeResult(probe.name, probe.kind, reward, limit, detail=detail,
+                                           error=None if reward is not None else detail))
+                continue
+            if separate:
+                got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act)
+            else:
+                got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
+                                  act=act)
+            results.append(ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest,
+                                       error=got.error))
+    finally:
+        shutil.rmtree(material, ignore_errors=True)
+    return results
+
+
+def failed_probe(results: list[ProbeResult]) -> ProbeResult | None:
+    """The first probe that broke the task (or errored), else None."""
+    return next((r for r in results if not r.ok), None)
+
+
+def evidence(results: list[ProbeResult]) -> dict:
+    """``{"probes_version", "probed_at", "probes": [...]}`` for the evaluation label."""
+    return {"probes_version": PROBES_VERSION, "probed_at": datetime.now(UTC).replace(microsecond=0),
+            "probes": [r.record() for r in results]}
+
+
+def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_timeout_sec: float,
+                baseline: float) -> tuple:
+    """Run the probes on a bundle whose controls passed; the evaluation gains their evidence, and a probe that
+    broke the task makes it ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
+    results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline)
+    bad = failed_probe(results)
+    update = {"probes": [ProbeRecord(**r.record()) for r in results]}
+    reason = None
+    if bad is not None:
+        reason = f"probe_{bad.name}"
+        update.update(status=EvaluationStatus.FAILED_CONTROLS, reason_codes=[reason])
+    return evaluation.model_copy(update=update), reason

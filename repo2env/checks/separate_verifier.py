@@ -1,0 +1,130 @@
+"""Controls for a task whose verifier runs in its own container (Harbor ``[verifier] environment_mode =
+"separate"``, schema 1.3), run the way Harbor runs such a trial, through the docker SDK:
+
+1. the agent's container from ``environment/`` (no network when ``[environment]``/``[agent]`` say
+   ``no-network``); for the oracle, ``solution/`` is uploaded to ``/solution`` and ``solve.sh`` runs as
+   ``[agent].user``; for the nop nothing runs;
+2. every task-level ``artifacts`` entry of the main service is collected from it (an absent path is skipped, as
+   Harbor records a failed collection and goes on);
+3. the verifier's container: built from ``tests/`` when it has a Dockerfile (the image then owns ``/tests``),
+   otherwise a fresh copy of the agent's environment with ``tests/`` uploaded to ``/tests``; the artifacts are
+   put back at their source paths, ``/tests/test.sh`` runs as ``[verifier].user`` and
+   ``/logs/verifier/reward.txt`` is read.
+
+Harbor's resolution of the mode (``harbor.models.task.verifier_mode``): an explicit ``environment_mode`` wins,
+else ``separate`` when ``[verifier.environment]`` is set, else ``shared``.
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+import docker
+import docker.errors
+
+from repo2env.core.limits import MEMORY_MB
+from repo2env.core.records import ControlResult
+from repo2env.environment.containers import TaskContainer
+from repo2env.environment.images import environment_image
+
+
+def verifier_mode(config: dict) -> str:
+    """``"separate"`` or ``"shared"`` for a parsed task.toml, by Harbor's rule (module docstring)."""
+    verifier = config.get("verifier") or {}
+    mode = verifier.get("environment_mode")
+    if mode in ("shared", "separate"):
+        return mode
+    return "separate" if verifier.get("environment") is not None else "shared"
+
+
+def artifact_sources(config: dict) -> list[str]:
+    """Absolute container paths of the task-level artifacts collected from the agent's (main) container."""
+    paths = []
+    for entry in config.get("artifacts") or []:
+        if isinstance(entry, str):
+            paths.append(entry)
+        elif isinstance(entry, dict) and entry.get("service") in (None, "main") and entry.get("source"):
+            paths.append(entry["source"])
+    return [p for p in paths if p.startswith("/")]
+
+
+def _offline(table: dict | None) -> bool:
+    return (table or {}).get("network_mode") == "no-network"
+
+
+def _user(table: dict | None) -> str:
+    user = (table or {}).get("user")
+    return "root" if user is None else str(user)
+
+
+def _memory(table: dict | None) -> int:
+    return int((table or {}).get("memory_mb") or MEMORY_MB)
+
+
+def _elapsed(start: datetime) -> float:
+    return round((datetime.now(UTC) - start).total_seconds(), 3)
+
+
+class SeparateTrial:
+    """Builds a bundle's two images once; ``run(name, expected)`` runs one control (module docstring)."""
+
+    def __init__(self, client: docker.DockerClient, bundle: Path, config: dict, task_id: str):
+        self.client = client
+        self.bundle = bundle
+        self.config = config
+        self.agent_image = environment_image(client, bundle / "environment", task_id)
+        self.baked_tests = (bundle / "tests" / "Dockerfile").is_file()
+        self.verifier_image = (environment_image(client, bundle / "tests", task_id + "-verifier")
+                               if self.baked_tests else self.agent_image)
+
+    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
+        env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
+        offline = _offline(env) or _offline(agent)
+        with TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env)) as box:
+            box.exec(["mkdir", "-p", "/logs/agent", "/logs/artifacts"])
+            if act is not None:
+                act(box)
+            elif name == "oracle":
+                box.put_dir(self.bundle / "solution", "/solution")
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=_user(agent))
+            collected = {}
+            for source in artifact_sources(self.config):
+                data = box.get_tar(source)
+                if data is not None:
+                    collected[source] = data
+            return collected
+
+    def _verifier_phase(self, artifacts: dict[str, bytes], timeout_sec: float) -> bytes | None:
+        verifier = self.config.get("verifier") or {}
+        table = verifier.get("environment") or self.config.get("environment") or {}
+        offline = _offline(table) or _offline(verifier)
+        with TaskContainer(self.client, self.verifier_image, network=not offline, memory_mb=_memory(table)) as box:
+            if not self.baked_tests:
+                box.put_dir(self.bundle / "tests", "/tests")
+            for source, data in artifacts.items():
+                box.put_tar(str(PurePosixPath(source).parent), data)
+            box.exec(["mkdir", "-p", "/logs/verifier"])
+            box.exec(["chmod", "777", "/logs/verifier"])
+            box.exec(["bash", "/tests/test.sh"], timeout_sec=timeout_sec, user=_user(verifier))
+            return box.read_file("/logs/verifier/reward.txt")
+
+    @property
+    def agent_user(self) -> str:
+        """``[agent].user`` (root when unset)."""
+        return _user(self.config.get("agent"))
+
+    def run(self, name: str, expected: float, *, verifier_timeout_sec: float,
+            agent_timeout_sec: float = 600, act=None) -> ControlResult:
+        """One control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)`` replaces
+        what the agent does (a probe)."""
+        start = datetime.now(UTC)
+        try:
+            raw = self._verifier_phase(self._agent_phase(name, agent_timeout_sec, act), verifier_timeout_sec)
+        except docker.errors.DockerException as exc:
+            return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
+                                 seconds=_elapsed(start))
+        try:
+            return ControlResult(name=name, expected=expected, reward=float((raw or b"").decode().strip()),
+                                 seconds=_elapsed(start))
+        except ValueError:
+            return ControlResult(name=name, expected=expected, reward=None, seconds=_elapsed(start),
+                                 error="no numeric reward in /logs/verifier/reward.txt")

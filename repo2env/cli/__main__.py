@@ -1,0 +1,3 @@
+from repo2env.cli import console_main
+
+console_main()

@@ -1,0 +1,87 @@
+"""``repo2rlenv build``, ``report`` and ``merge``: nightly dataset builds from ``dataset.toml``."""
+
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from repo2env.cli.app import cli, err_console
+from repo2env.core.errors import InputError
+
+
+@cli.command("build")
+@click.argument("config_file", type=click.Path(path_type=Path))
+@click.option("--jobs", type=click.IntRange(min=1), help="Candidates built at once (default: the config's jobs).")
+@click.option("--shard", help="K/N: build only this shard of the candidates (a job array of N machines).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local threads, or Ray tasks on the cluster named by RAY_ADDRESS (a local Ray without it).")
+def build_cmd(config_file, jobs, shard, executor) -> None:
+    """Build the dataset described by CONFIG_FILE (dataset.toml): incremental, resumable, parallel."""
+    from repo2env.build.config import load
+    from repo2env.build.runner import Shard, build
+
+    config = load(config_file)
+    shard_spec = Shard.parse(shard) if shard else None
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        bar = progress.add_task("build", total=None, stage="planning")
+
+        def update(done: int, total: int, message: str) -> None:
+            progress.update(bar, completed=done, total=total, stage=message)
+
+        summary = build(config, jobs=jobs, shard=shard_spec, executor=executor, progress=update)
+    if summary.run == 0 and not summary.failed_sources:
+        click.echo(f"nothing new: {summary.unchanged} candidate(s) unchanged since the last build "
+                   f"({summary.wall_seconds:.1f} s)")
+    else:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "none"
+        click.echo(f"build {summary.build_id}: {summary.candidates} candidate(s), {summary.unchanged} unchanged, "
+                   f"{summary.run} run ({outcomes}) in {summary.wall_seconds:.1f} s")
+    for line in summary.failed_sources + summary.errors:
+        click.echo(f"failed: {line}")
+    for target in summary.pushed:
+        click.echo(f"pushed {target}")
+    click.echo(f"report  {config.out / 'report.html'}")
+    if summary.failed:
+        sys.exit(1)
+
+
+@cli.command("report")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def report_cmd(folder, as_json) -> None:
+    """Report on the dataset FOLDER that build wrote: yields, skip reasons, timings, changes since last build."""
+    from repo2env.build.report import write_report
+
+    try:
+        report = write_report(folder)
+    except FileNotFoundError:
+        raise InputError(f"{folder}: no state.sqlite; pass the out folder of a dataset.toml") from None
+    if as_json:
+        click.echo(json.dumps(report, indent=1, sort_keys=True))
+        return
+    for g in report["groups"]:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(g["skipped"].items())) or "-"
+        click.echo(f"{g['repo']:<30} {g['pipeline']:<18} {g['verified']:>4}/{g['candidates']:<4} verified  "
+                   f"skipped: {skipped}  test {g['test_seconds']:.0f} s")
+    diff = report["diff"]
+    click.echo(f"since the previous build: {len(diff['added'])} added, {len(diff['removed'])} removed, "
+               f"{len(diff['changed'])} changed")
+    click.echo(f"report  {folder / 'report.html'}")
+
+
+@cli.command("merge")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--into", "dest", required=True, type=click.Path(path_type=Path), help="The combined dataset folder.")
+def merge_cmd(inputs, dest) -> None:
+    """Combine the outputs of sharded builds (their tasks and states) into one dataset folder."""
+    from repo2env.build.report import write_report
+    from repo2env.build.runner import merge
+
+    added = merge([Path(p) for p in inputs], dest)
+    write_report(dest)
+    click.echo(f"{added} task(s) merged into {dest}")

@@ -1,0 +1,212 @@
+"""``repo2rlenv generate`` (and ``pipelines``): one source through one pipeline into ``--out``, with progress
+and the run summary."""
+
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from repo2env.bundles.layout13 import FORMATS
+from repo2env.cli.app import cli, err_console
+from repo2env.core.errors import InputError
+from repo2env.core.options import GenerateOptions, PrFilters
+from repo2env.core.outcomes import SKIP_REASONS, SkipReason
+from repo2env.environment.overrides import load_env_config
+from repo2env.instructions.synthesis import LlmConfig, parse_llm
+from repo2env.pipeline import available
+from repo2env.run.generate import Summary, generate
+from repo2env.run.ledger import ledger_path
+
+
+class RichReporter:
+    """Draws generate's progress: one bar over candidates, the current stage as text."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.task = None
+        self.key = ""
+
+    def start(self, total, repo):
+        self.progress.start()  # only once the input is known to be good: errors print without a bar
+        self.task = self.progress.add_task(repo, total=total, stage="")
+
+    def candidate(self, index, key):
+        self.key = key
+        self.progress.update(self.task, stage=key)
+
+    def stage(self, message):
+        self.progress.update(self.task, stage=f"{self.key}: {message}")
+
+    def outcome(self, key, status, reason):
+        self.progress.console.print(f"  {key}: {status}" + (f" ({reason})" if reason else ""))
+        self.progress.advance(self.task)
+
+
+def _parse_date(value: str | None, flag: str, *, end_of_day: bool = False) -> datetime | None:
+    """An ISO date or timestamp (UTC when no zone is given); a bare date with ``end_of_day`` means its last second,
+    so ``--until 2025-03-01`` includes that day."""
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{flag} {value}: not a date; use YYYY-MM-DD or an ISO 8601 timestamp") from None
+    if end_of_day and len(value) == 10:
+        parsed = parsed.replace(hour=23, minute=59, second=59)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_opts(pairs: tuple[str, ...]) -> dict[str, str]:
+    opts = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--pipeline-opt {pair}: expected KEY=VALUE")
+        opts[key] = value
+    return opts
+
+
+def _cache_dir(path: str | None) -> Path | None:
+    try:
+        return Path(path).expanduser().resolve() if path is not None else None
+    except RuntimeError:
+        raise InputError(f"--cache-dir {path}: cannot expand '~' (unknown user); pass an absolute path") from None
+
+
+def _llm_config(llm, budget, temperature, max_tokens, timeout, retries, price) -> LlmConfig | None:
+    """``--llm*`` options as an ``LlmConfig`` (None without ``--llm``). Raises ``InputError``."""
+    if llm is None:
+        if budget is not None or price is not None:
+            raise InputError("--llm-budget-usd/--llm-price need --llm PROVIDER/MODEL")
+        return None
+    provider, model = parse_llm(llm)
+    price_in = price_out = None
+    if price is not None:
+        try:
+            price_in, price_out = (float(x) for x in price.split("/"))
+        except ValueError:
+            raise InputError(f"--llm-price {price}: expected IN/OUT in USD per million tokens, e.g. 3/15") from None
+    return LlmConfig(provider=provider, model=model, temperature=temperature, max_tokens=max_tokens,
+                     timeout_sec=timeout, max_retries=retries, budget_usd=budget, price_in=price_in,
+                     price_out=price_out)
+
+
+def _print_summary(summary: Summary, out: Path) -> None:
+    table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
+    table.add_row("candidates examined", str(summary.candidates))
+    for reason, count in sorted(summary.skipped.items()):
+        meaning = SKIP_REASONS.get(SkipReason(reason), "") if reason in SkipReason else ""
+        table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
+    table.add_row("verified (oracle 1.0, nop 0.0 or baseline)", str(len(summary.verified)))
+    for reason, count in sorted(summary.rejected.items()):
+        table.add_row(f"rejected by controls: {reason}", str(count))
+    if summary.errors:
+        table.add_row("errors", ", ".join(summary.errors))
+    if summary.source_stats:
+        table.add_row("GitHub API", summary.source_stats)
+    if summary.llm_usage:
+        table.add_row("LLM synthesis", summary.llm_usage)
+    table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
+    err_console.print(table)
+    err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
+
+
+
+
+@cli.command("generate")
+@click.argument("source")
+@click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
+@click.option("--format", "bundle_format", type=click.Choice(FORMATS), default="harbor-1.0", show_default=True,
+              help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema 1.3 (source "
+              "snapshots, artifacts, a separate verifier container, no network).")
+@click.option("--no-probes", is_flag=True, help="Skip the adversarial probes (by default every task that passes "
+              "its controls must also resist reward forgery, test-runner tampering, test deletion and history "
+              "digging, and score 1.0 on a reformatted reference).")
+@click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
+@click.option("--since", help="Only candidates merged (commits: committed) on or after this date (YYYY-MM-DD or "
+              "ISO 8601, UTC).")
+@click.option("--until", help="Only candidates merged (commits: committed) on or before this date (a bare date "
+              "includes the whole day).")
+@click.option("--pr", "prs", type=int, multiple=True, help="Only this PR number (repeatable).")
+@click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD or the default branch); "
+              "commit_runtime also takes a range A..B.")
+@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Skip PRs whose gold patch touches more non-test, non-docs files.")
+@click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True,
+              help="Test runs without the fix (flakiness check).")
+@click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Test runs with the fix (K).")
+@click.option("--whole-suite", is_flag=True, help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
+@click.option("--env-config", type=click.Path(path_type=Path), help="TOML file of per-repository environment overrides.")
+@click.option("--pipeline-opt", "pipeline_opts", multiple=True, help="KEY=VALUE passed to the pipeline.")
+@click.option("--github-url", help="API root of a GitHub Enterprise server, e.g. https://ghe.example.com/api/v3.")
+@click.option("--cache-dir",
+              help="Clones and the GitHub API cache (default: $R2E_CACHE_DIR or ~/.cache/repo2rlenv).")
+@click.option("--include-drafts", is_flag=True, help="GitHub: keep draft PRs.")
+@click.option("--include-bots", is_flag=True, help="GitHub: keep PRs by bot accounts (e.g. dependabot[bot]).")
+@click.option("--label", "labels", multiple=True, help="GitHub: only PRs carrying this label (repeatable: all).")
+@click.option("--exclude-label", "exclude_labels", multiple=True, help="GitHub: leave out PRs carrying this label.")
+@click.option("--max-rate-wait", type=click.FloatRange(min=0), default=3600, show_default=True,
+              help="GitHub: longest wait, in seconds, for a rate limit to reset before giving up.")
+@click.option("--llm", help="Rewrite instructions as issue-style problem statements with this model, e.g. "
+              "anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
+@click.option("--llm-budget-usd", type=click.FloatRange(min=0), help="Stop synthesizing once this much is spent.")
+@click.option("--llm-temperature", type=click.FloatRange(0, 1), help="Sampling temperature (default: the model's).")
+@click.option("--llm-max-tokens", type=click.IntRange(min=64), default=1024, show_default=True)
+@click.option("--llm-timeout", type=click.FloatRange(min=1), default=60, show_default=True, help="Seconds per request.")
+@click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
+@click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
+def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch,
+                 max_source_files, runs_before,
+                 runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
+                 include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
+                 llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
+    """Mine SOURCE into Harbor task bundles in --out.
+
+    SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
+    (token from GITHUB_TOKEN, GH_TOKEN or `gh auth token`; public repositories also work without one)."""
+    if any(not label.strip() for label in labels + exclude_labels):
+        raise InputError("--label/--exclude-label: a label name cannot be empty")
+    if cache_dir is not None and not cache_dir.strip():
+        raise InputError("--cache-dir: empty path; pass a folder for clones and the API cache")
+    since_at, until_at = _parse_date(since, "--since"), _parse_date(until, "--until", end_of_day=True)
+    if since_at and until_at and since_at > until_at:
+        raise InputError(f"--since {since} is after --until {until}; swap them")
+    options = GenerateOptions(
+        out=out.resolve(), limit=limit, since=since_at, until=until_at,
+        numbers=tuple(prs), branch=branch, max_source_files=max_source_files, runs_before=runs_before,
+        runs_after=runs_after, whole_suite=whole_suite, env_config=load_env_config(env_config),
+        pipeline_opts=_parse_opts(pipeline_opts), github_url=github_url,
+        cache_dir=_cache_dir(cache_dir), github_max_wait=max_rate_wait,
+        pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
+                             exclude_labels=tuple(exclude_labels)),
+        llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
+        format=bundle_format, probes=not no_probes)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
+    progress = Progress(*columns, console=err_console, transient=False)
+    try:
+        summary = generate(pipeline_name, source, options, RichReporter(progress))
+    finally:
+        progress.stop()
+    _print_summary(summary, options.out)
+    if summary.candidates == 0:
+        err_console.print(f"no candidates found{': ' + summary.empty_hint if summary.empty_hint else ''}",
+                          highlight=False)
+    if summary.errors:
+        sys.exit(1)
+
+
+
+
+@cli.command("pipelines")
+def pipelines_cmd() -> None:
+    """List the installed pipelines (entry-point group repo2env.pipelines)."""
+    for name in available():
+        click.echo(name)

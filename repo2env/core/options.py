@@ -1,0 +1,68 @@
+"""What the user asked for (``GenerateOptions``, ``PrFilters``) and what a pipeline's ``build`` may use
+(``BuildContext``). Records of the run, handed to the stages that need them; a stage takes the few values it uses."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from repo2env.core.records import EnvConfig
+
+
+@dataclass(frozen=True)
+class PrFilters:
+    """Which merged PRs count (GitHub only knows drafts, bots and labels): ``labels`` are all required,
+    ``exclude_labels`` must all be absent; drafts and bot authors are left out unless included."""
+
+    include_drafts: bool = False
+    include_bots: bool = False
+    labels: tuple[str, ...] = ()
+    exclude_labels: tuple[str, ...] = ()
+
+    @property
+    def needs_api(self) -> bool:
+        return bool(self.labels or self.exclude_labels)
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
+    ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
+    ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
+    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
+    or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``); ``probes``: run
+    the adversarial probes (``repo2env/checks/probes.py``) on every task that passed its controls."""
+
+    out: Path
+    limit: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    numbers: tuple[int, ...] = ()
+    branch: str | None = None
+    max_source_files: int = 10
+    runs_before: int = 2
+    runs_after: int = 3
+    whole_suite: bool = False
+    env_config: EnvConfig = field(default_factory=EnvConfig)
+    pipeline_opts: dict[str, str] = field(default_factory=dict)
+    github_url: str | None = None
+    cache_dir: Path | None = None
+    github_max_wait: float = 3600.0
+    pr_filters: PrFilters = field(default_factory=PrFilters)
+    llm: Any = None
+    format: str = "harbor-1.0"
+    probes: bool = True
+
+
+@dataclass
+class BuildContext:
+    """What a pipeline's ``build`` may use: the Docker client, the options, ``report(message)`` for progress
+    (the library never prints), and the run's ``synthesis.Synthesizer`` when ``--llm`` was given (else None)."""
+
+    client: docker.DockerClient
+    options: GenerateOptions
+    report: Callable[[str], None] = lambda message: None
+    synthesizer: Any = None

@@ -1,0 +1,230 @@
+"""Validated records passed between stages (frozen pydantic models, unknown keys refused).
+
+Stage boundaries: source -> ``PullRequest`` -> ``ChangeSplit`` -> ``InstallRecipe`` -> ``TestRun`` (x K) ->
+``TestSelection`` -> bundle -> ``ControlResult`` -> ``LedgerEntry``. ``specs/metadata.schema.json`` is generated
+from ``repo2env.core.metadata``; a test fails when they drift.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from repo2env.core.outcomes import SkipReason
+
+DEFAULT_PYTHON = "3.12"  # the task images' Python unless the environment config names another
+
+
+class Record(BaseModel):
+    """Base: immutable, strict about unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RepoRef(Record):
+    """Where a repository comes from. ``slug`` is ``owner/name`` (``local/<dir>`` for a clone with no known host);
+    ``web_url`` is the host page (``https://github.com/owner/name``) or None when the source has no host."""
+
+    slug: str
+    path: str
+    web_url: str | None = None
+
+    @property
+    def task_prefix(self) -> str:
+        """``owner__name``: the prefix of task ids, as SWE-bench spells instance ids."""
+        return self.slug.replace("/", "__")
+
+
+class PullRequest(Record):
+    """A merged pull request. ``base_commit..head_commit`` is its change; shas are 40-hex strings.
+
+    Local source: ``base_commit`` is the merge's first parent (squash: the parent), ``head_commit`` the merge or
+    squash commit (the PR's net effect on the branch). GitHub source: ``head_commit`` is the PR's head and
+    ``base_commit`` its merge base with the branch it was merged into (GitHub's three-dot PR diff), falling back to
+    the local rule when the head cannot be fetched. ``merge_commit`` is the commit on the branch.
+    """
+
+    number: int
+    title: str
+    body: str
+    author: str
+    merged_at: datetime
+    base_commit: str
+    head_commit: str
+    shape: Literal["merge", "squash"]
+    reference: str | None = None
+    merge_commit: str | None = None
+
+
+class CommitCandidate(Record):
+    """A plain commit on a branch: ``parent_sha..sha`` is its change (first parent for a merge).
+    Dates are UTC; ``author`` is ``Name <email>``; ``reference`` the commit's page on its host, if it has one."""
+
+    sha: str
+    parent_sha: str
+    subject: str
+    body: str
+    author: str
+    authored_at: datetime
+    committed_at: datetime
+    merge: bool = False
+    reference: str | None = None
+
+
+class ChangeSplit(Record):
+    """A PR diff split into the hidden test patch and the gold (reference) patch.
+
+    Patches are ``git diff --binary --full-index --no-renames`` text; path lists are repository-relative.
+    """
+
+    test_patch: str
+    gold_patch: str
+    test_files: tuple[str, ...]
+    source_files: tuple[str, ...]
+    docs_ci_files: tuple[str, ...]
+    test_files_created: tuple[str, ...]
+    test_files_deleted: tuple[str, ...]
+    binary_test_files: tuple[str, ...]
+    gold_lines_added: int
+    gold_lines_removed: int
+
+
+class InstallRecipe(Record):
+    """How to install a repository's dependencies at one commit inside the bootstrap image.
+
+    ``commands`` run with ``sh -c`` in ``/workspace`` (e.g. ``uv pip install --system -e '.[test]' pytest``);
+    ``exclude_newer`` (RFC 3339) resolves packages as of the base commit's date; ``source`` says where the
+    recipe came from (``detected:<files>`` or ``config``).
+    """
+
+    python: str = DEFAULT_PYTHON
+    apt_packages: tuple[str, ...] = ()
+    commands: tuple[str, ...]
+    env: dict[str, str] = Field(default_factory=dict)
+    exclude_newer: str | None = None
+    source: str
+
+
+class TestRun(Record):
+    """One pytest run in a fresh task container: outcome per node id, files whose collection failed."""
+
+    __test__ = False  # not a pytest test class
+
+    label: Literal["before", "after"]
+    outcomes: dict[str, Literal["passed", "failed", "error", "skipped"]]
+    collection_errors: tuple[str, ...]
+    exit_code: int
+    seconds: float
+
+
+class TestSelection(Record):
+    """FAIL_TO_PASS / PASS_TO_PASS from K runs before and after the fix; ``flaky`` ids varied between repeats."""
+
+    __test__ = False
+
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+    flaky: tuple[str, ...]
+
+
+class ControlResult(Record):
+    """One control run of a bundle (``oracle`` applies solution/, ``nop`` does nothing) and its reward."""
+
+    name: Literal["oracle", "nop"]
+    expected: float
+    reward: float | None
+    seconds: float
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.reward is not None and abs(self.reward - self.expected) < 1e-9
+
+
+class LedgerEntry(Record):
+    """One line of the ledger: what became of a candidate in the run ``run_id`` (its start time, UTC ISO 8601;
+    a re-run appends new lines, the newest per candidate is current). ``status`` is ``verified`` (landed in --out),
+    ``skipped`` (a filter or test-based skip), ``rejected`` (controls failed) or ``error``."""
+
+    run_id: str
+    candidate: str
+    pipeline: str
+    repo: str
+    task_id: str
+    status: Literal["verified", "skipped", "rejected", "error"]
+    reason: str | None = None
+    detail: str | None = None
+    bundle_hash: str | None = None
+    seconds: float
+    recorded_at: datetime
+
+
+class RepoEnvConfig(Record):
+    """Overrides for one repository. ``install`` replaces the detected install commands when non-empty."""
+
+    python: str = DEFAULT_PYTHON
+    apt_packages: list[str] = []
+    install: list[str] = []
+    env: dict[str, str] = {}
+
+
+class EnvConfig(Record):
+    """The whole file: ``repos`` maps ``owner/name`` (or ``local/<dir>``) to its overrides."""
+
+    repos: dict[str, RepoEnvConfig] = {}
+
+    def for_repo(self, slug: str) -> RepoEnvConfig | None:
+        return self.repos.get(slug)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A candidate that does not become a task, with its reason code and a one-line detail."""
+
+    reason: SkipReason
+    detail: str | None = None
+
+
+@dataclass
+class Draft:
+    """A staged bundle ready for controls. ``stage`` is its ``bundles.stage.BundleStage``; ``test_seconds`` sums
+    its generation-time container test runs; ``verifier_timeout_sec`` bounds each control's test.sh.
+    ``expected_nop`` is the reward doing nothing must score (0.0 for binary rewards; a graded reward's measured
+    baseline). ``controls``: results the pipeline computed itself (a bundle without an environment); None means
+    the core runs them in Docker. ``split_layout`` (a ``bundles.layout13.SplitLayout``) says how the task splits
+    for ``--format harbor-1.3``; a pipeline that leaves it None writes layout 1.0 only."""
+
+    task_id: str
+    stage: Any
+    verifier_timeout_sec: float
+    test_seconds: float = 0.0
+    expected_nop: float = 0.0
+    controls: list | None = None
+    split_layout: Any = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The repository and its candidates, listed before any is built (so a bad ``--pr`` fails first).
+    ``empty_hint`` tells the user what to check when there are no candidates."""
+
+    repo: RepoRef
+    candidates: list[Any]
+    empty_hint: str | None = None
+
+
+@dataclass
+class CandidateOutcome:
+    """What became of one candidate: ``status`` verified, rejected, skipped or error; ``reason`` its code (a
+    skip or rejection reason, or the error's type); the bundle hash of a published bundle; wall and container
+    test seconds."""
+
+    key: str
+    task_id: str
+    status: str
+    reason: str | None = None
+    detail: str | None = None
+    bundle_hash: str | None = None
+    seconds: float = 0.0
+    test_seconds: float = 0.0

@@ -1,0 +1,150 @@
+"""Docker through the docker SDK: the client, and a task container driven the way Harbor drives one.
+
+A ``TaskContainer`` starts an image with ``sleep infinity`` (``init: true``, the bundle's egress-guard hosts), takes
+directories by ``put_dir`` (Harbor's upload of ``solution/`` and ``tests/``), runs commands with a time limit and
+hands files back. It is always removed on exit, so no container is left behind.
+"""
+
+import io
+import os
+import shlex
+import tarfile
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from repo2env.core.errors import DockerUnavailable
+from repo2env.core.limits import MEMORY_MB  # a runaway test suite must not take the machine down
+
+LABEL = "repo2rlenv"
+RUN_ID = str(os.getpid())  # label value: which process started a container (a leftover names its run)
+SETUP_HINT = "run `bash scripts/setup_docker.sh` (installs and starts Docker, builds the base image)"
+
+
+def docker_client() -> docker.DockerClient:
+    """A client for the engine in the environment (``DOCKER_HOST`` or the default socket).
+
+    Raises ``DockerUnavailable`` with the fix when no engine answers.
+    """
+    try:
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except docker.errors.DockerException as exc:
+        where = os.environ.get("DOCKER_HOST") or "the default socket"
+        kind = type(exc.__context__ or exc).__name__
+        raise DockerUnavailable(f"Docker is not reachable at {where} ({kind}); {SETUP_HINT}, or fix DOCKER_HOST") from None
+
+
+def tar_directory(src: Path, arcname: str) -> bytes:
+    """A tar archive (bytes) of ``src`` stored under ``arcname``; modes kept, owner root."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            return info
+
+        tar.add(str(src), arcname=arcname, filter=reset)
+    return buf.getvalue()
+
+
+
+
+class TaskContainer:
+    """A running container of ``image``; use as a context manager.
+
+    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included);
+    ``network=False`` starts it with no network at all (Harbor's ``network_mode = "no-network"``).
+    Errors from the engine propagate as ``docker.errors.DockerException``.
+    """
+
+    def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
+                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True):
+        self.client = client
+        self.image = image
+        self.extra_hosts = extra_hosts or {}
+        self.workdir = workdir
+        self.memory_mb = memory_mb
+        self.network = network
+        self.container = None
+
+    def __enter__(self) -> "TaskContainer":
+        # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
+        self.container = self.client.containers.create(
+            self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
+            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
+            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+            **({} if self.network else {"network_mode": "none"}))
+        self.container.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except Exception:  # the engine may be gone; the error that got us here is the one to report
+                pass
+
+    def put_dir(self, src: Path, dest: str) -> None:
+        """Copy the directory ``src`` to ``dest`` in the container (``dest`` is replaced if it exists)."""
+        parent, _, name = dest.rstrip("/").rpartition("/")
+        self.exec(["sh", "-c", f"rm -rf {shlex.quote(dest)} && mkdir -p {shlex.quote(parent or '/')}"])
+        self.container.put_archive(parent or "/", tar_directory(src, name))
+
+    def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
+             user: str = "root", tail: int | None = 6000) -> tuple[int, str, float]:
+        """Run ``cmd`` as ``user``; returns ``(exit_code, output, seconds)``: the last ``tail`` characters of the
+        output (None: all of it). Exit 124 means it timed out."""
+        start = time.monotonic()
+        wrapped = ["timeout", "-k", "10", str(int(timeout_sec)), *cmd]
+        code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False, user=user)
+        text = (out or b"").decode("utf-8", errors="replace")
+        return code, text if tail is None else text[-tail:], time.monotonic() - start
+
+    def get_tar(self, path: str) -> bytes | None:
+        """A tar archive (bytes) of ``path`` in the container as its last component, or None when it is absent."""
+        try:
+            stream, _ = self.container.get_archive(path)
+        except docker.errors.NotFound:
+            return None
+        return b"".join(stream)
+
+    def put_tar(self, parent: str, data: bytes) -> None:
+        """Extract the tar archive ``data`` into the directory ``parent`` (created when missing)."""
+        self.exec(["mkdir", "-p", parent])
+        self.container.put_archive(parent, data)
+
+    def read_file(self, path: str) -> bytes | None:
+        """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""
+        data = self.get_tar(path)
+        if data is None:
+            return None
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            member = tar.next()
+            if member is None or not member.isfile():
+                return None
+            return tar.extractfile(member).read()
+
+
+def _process_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_leftovers(client: docker.DockerClient) -> int:
+    """Remove containers left by runs on this machine whose process is gone (``kill -9``); returns how many.
+    Containers of live runs are left alone."""
+    gone = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        if not _process_alive(c.labels.get(LABEL, "")):
+            c.remove(force=True)
+            gone += 1
+    return gone

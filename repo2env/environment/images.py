@@ -1,0 +1,145 @@
+"""Image builds: the bootstrap image (one per repository), the task image (one per base commit and recipe) and
+the bundle's own environment image (``environment/Dockerfile``, as Harbor builds it).
+
+Tags are hashes of their inputs (the rendered Dockerfile and everything it names), so unchanged inputs hit the
+cache and the same inputs give the same tag on every machine, whether the base image was pulled or built locally.
+"""
+
+import contextlib
+import fcntl
+import hashlib
+import shlex
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from repo2env.core import gitrepo, templates
+from repo2env.core.errors import BuildError, DockerUnavailable
+from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoRef
+
+UV_VERSION = "0.13.9"
+_build_locks: dict[str, threading.Lock] = {}
+
+
+def _digest(*parts: str, n: int = 12) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:n]
+
+
+def _repo_component(slug: str) -> str:
+    return "__".join(gitrepo.docker_safe(part) for part in slug.split("/"))
+
+
+def image_exists(client: docker.DockerClient, tag: str) -> bool:
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False
+
+
+@contextlib.contextmanager
+def _tag_lock(tag: str):
+    """One build of ``tag`` at a time: across threads (a lock per tag) and processes on this machine (``flock``
+    on a file named by the tag's hash), so parallel workers never build the same image twice."""
+    folder = Path(tempfile.gettempdir()) / "repo2rlenv-build-locks"
+    folder.mkdir(exist_ok=True)
+    with _build_locks.setdefault(tag, threading.Lock()), open(folder / f"{_digest(tag, n=16)}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600) -> float:
+    """``docker build`` of ``context`` as ``tag`` with the SDK; returns seconds (0.0 when another worker built
+    it meanwhile). Raises ``BuildError`` with the log tail when the build fails."""
+    start = time.monotonic()
+    with _tag_lock(tag):
+        if image_exists(client, tag):
+            return 0.0
+        try:
+            client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec)
+        except docker.errors.BuildError as exc:
+            lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
+            tail = "".join(lines)[-3000:]
+            last = next((ln for ln in reversed(tail.splitlines()) if ln.strip()), str(exc))
+            raise BuildError(f"building {tag} failed: {last.strip()[:300]}", tail) from None
+        except docker.errors.APIError as exc:
+            raise BuildError(f"building {tag} failed: {exc.explanation or exc}") from None
+    return time.monotonic() - start
+
+
+def require_base_image(client: docker.DockerClient, base_image: str | None = None) -> None:
+    """Raise ``DockerUnavailable`` (with the fix) when the base image (default: ``BASE_IMAGE``) is missing."""
+    base_image = base_image or BASE_IMAGE
+    if not image_exists(client, base_image):
+        raise DockerUnavailable(f"base image {base_image} is missing; run `bash scripts/setup_docker.sh` "
+                                "(pulls it, or builds a local stand-in where no registry answers)")
+
+
+def base_image_for(python: str) -> str:
+    """The base image for a Python version: ``python:<version>-slim``."""
+    return f"python:{python}-slim"
+
+
+BASE_IMAGE = base_image_for(DEFAULT_PYTHON)
+
+
+def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe) -> str:
+    """Ensure the bootstrap image for ``repo`` exists; returns its tag ``local/r2e-bootstrap/<repo>:<hash12>``.
+
+    Raises ``BuildError`` when the base image for ``recipe.python`` is missing (with how to make it)."""
+    base_image = base_image_for(recipe.python)
+    if not image_exists(client, base_image):
+        raise BuildError(f"base image {base_image} is missing; run `R2E_BASE_IMAGE={base_image} "
+                         "R2E_PYTHON_HOME=<a CPython of that version> bash scripts/setup_docker.sh`")
+    dockerfile = templates.render("bootstrap.Dockerfile", base_image=base_image, uv_version=UV_VERSION,
+                                  apt_packages=" ".join(shlex.quote(p) for p in recipe.apt_packages))
+    tag = f"local/r2e-bootstrap/{_repo_component(repo.slug)}:{_digest(dockerfile)}"
+    if not image_exists(client, tag):
+        with tempfile.TemporaryDirectory(prefix="r2e-bootstrap-") as tmp:
+            (Path(tmp) / "Dockerfile").write_text(dockerfile)
+            build(client, Path(tmp), tag)
+    return tag
+
+
+def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, recipe: InstallRecipe,
+               bootstrap_tag: str) -> tuple[str, float]:
+    """Ensure the task image (repository at ``base_commit`` with its dependencies) exists.
+
+    Returns ``(tag, build_seconds)``; build_seconds is 0.0 on a cache hit. The build context is a scrubbed copy
+    of the repository (see ``gitrepo.scrubbed_copy``). Raises ``BuildError``.
+    """
+    env_lines = "\n".join(f"ENV {k}={shlex.quote(v)}" for k, v in sorted(recipe.env.items()))
+    install = " && ".join(recipe.commands) or "true"
+    dockerfile = templates.render("task.Dockerfile", bootstrap_image=bootstrap_tag, env_lines=env_lines,
+                                  install_command=install)
+    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
+    if image_exists(client, tag):
+        return tag, 0.0
+    tmp = Path(tempfile.mkdtemp(prefix="r2e-task-"))
+    try:
+        gitrepo.scrubbed_copy(repo.path, base_commit, tmp / "repo")
+        (tmp / "Dockerfile").write_text(dockerfile)
+        return tag, build(client, tmp, tag)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:
+    """Build a bundle's ``environment/`` directory as Harbor would; returns the tag (content-addressed)."""
+    h = hashlib.sha256()
+    for path in sorted(environment_dir.rglob("*")):
+        if path.is_file():
+            h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
+    if not image_exists(client, tag):
+        build(client, environment_dir, tag)
+    return tag

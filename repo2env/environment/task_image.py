@@ -1,0 +1,69 @@
+"""A task's environment, shared by every pipeline that ships one: the task image at the base commit (bootstrap
+image + dependencies installed as of the commit's date), and the bundle's ``environment/`` folder (Dockerfile
+``FROM`` that image with the history scrubbed to the base commit, and the compose file with the egress guard)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from repo2env.bundles.stage import BundleStage
+from repo2env.core import templates
+from repo2env.core.metadata import Reproducibility
+from repo2env.core.records import InstallRecipe, RepoRef
+from repo2env.environment import images
+
+
+@dataclass(frozen=True)
+class TaskImage:
+    """The built task image for one base commit: its tag, the recipe and bootstrap image behind it, and how long
+    the build took in seconds (0 when cached)."""
+
+    image_ref: str
+    recipe: InstallRecipe
+    bootstrap: str
+    build_seconds: float
+
+    def reproducibility(self) -> Reproducibility:
+        """``[metadata.repo2env.reproducibility]`` for a bundle built on this image."""
+        return Reproducibility(image_ref=self.image_ref, python=self.recipe.python, bootstrap_image=self.bootstrap,
+                               install_source=self.recipe.source, install_commands=list(self.recipe.commands),
+                               exclude_newer=self.recipe.exclude_newer)
+
+
+def build_task_image(client, repo: RepoRef, base_commit: str, recipe: InstallRecipe,
+                     report: Callable[[str], None] = lambda message: None) -> TaskImage:
+    """Build (or reuse) the bootstrap and task images of ``recipe`` at ``base_commit``; ``report(message)`` tells
+    progress. Raises ``BuildError`` for a failed build (callers skip the candidate with ``env_build_failed``)
+    and ``DockerUnavailable`` for engine errors."""
+    report("bootstrap image")
+    bootstrap = images.bootstrap_image(client, repo, recipe)
+    report(f"task image at {base_commit[:12]}")
+    image_ref, seconds = images.task_image(client, repo, base_commit, recipe, bootstrap)
+    return TaskImage(image_ref=image_ref, recipe=recipe, bootstrap=bootstrap, build_seconds=seconds)
+
+
+def stage_environment(stage: BundleStage, image: TaskImage, base_commit: str) -> dict[str, str]:
+    """Write ``environment/``: Dockerfile, scrub_history.sh and docker-compose.yaml (egress guard). Returns the
+    guard's host map (``extra_hosts``: name -> address), which generation-time test runs use too."""
+    stage.write_text("environment/Dockerfile", templates.render(
+        "environment.Dockerfile", image_ref=image.image_ref, base_commit=base_commit))
+    stage.write_text("environment/scrub_history.sh", templates.read("scrub_history.sh"), executable=True)
+    compose = templates.read("docker-compose.yaml")
+    stage.write_text("environment/docker-compose.yaml", compose)
+    return _compose_hosts(compose)
+
+
+def egress_hosts(bundle: Path) -> dict[str, str]:
+    """``extra_hosts`` of the ``main`` service in ``bundle/environment/docker-compose.yaml`` (empty when absent)."""
+    compose = bundle / "environment" / "docker-compose.yaml"
+    return _compose_hosts(compose.read_text()) if compose.is_file() else {}
+
+
+def _compose_hosts(text: str) -> dict[str, str]:
+    data = yaml.safe_load(text) or {}
+    hosts = ((data.get("services") or {}).get("main") or {}).get("extra_hosts") or []
+    if isinstance(hosts, dict):
+        return {str(k): str(v) for k, v in hosts.items()}
+    return dict(h.rsplit(":", 1) for h in hosts)

@@ -1,0 +1,59 @@
+"""One generation-time test run: a fresh container of the environment image, optionally the gold patch
+(through the bundle's own ``solution/solve.sh``), then the language's test command (Python: ``tests/verifier.py
+run``); outcomes parsed from its structured results by the language (Python: JUnit XML)."""
+
+import json
+from pathlib import Path
+
+import docker
+
+from repo2env.core.errors import TestRunError
+from repo2env.core.limits import MEMORY_MB
+from repo2env.core.records import TestRun
+from repo2env.environment.containers import TaskContainer
+
+RESULT_PATH = "/tmp/r2e-junit.xml"
+PREPARE_FAILED = 3  # the test command's exit code (verifier.py run's) when the test patch does not apply
+
+
+class PatchDoesNotApply(TestRunError):
+    """The gold or test patch does not apply at the base commit inside the image."""
+
+
+def _why(code: int, out: str) -> str:
+    """Why a run produced nothing: pytest's own exit code is inside verifier.py's JSON, the exec's is outside."""
+    try:
+        inner = json.loads(out.strip().splitlines()[-1]).get("exit_code", code)
+    except (ValueError, IndexError, AttributeError):
+        inner = code
+    if inner in (-9, 137):
+        return f"pytest was killed (exit {inner}): out of memory (the container has {MEMORY_MB} MB) or killed"
+    if inner == 124 or code == 124:
+        return "pytest hit the run timeout"
+    return f"pytest exit {inner}"
+
+
+def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label: str, *, language,
+              extra_hosts: dict[str, str], timeout_sec: float) -> TestRun:
+    """Run the tests once; ``label`` is ``before`` (test patch only) or ``after`` (plus the gold patch);
+    ``language`` (a ``repo2env.languages.Language``) gives the command and parses its results.
+
+    Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
+    """
+    with TaskContainer(client, image, extra_hosts=extra_hosts) as box:
+        if label == "after":
+            box.put_dir(bundle_root / "solution", "/solution")
+            code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
+            if code != 0:
+                raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
+        box.put_dir(bundle_root / "tests", "/tests")
+        cmd = language.test_command("/tests", RESULT_PATH)
+        code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60)
+        if code == PREPARE_FAILED:
+            raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
+        xml = box.read_file(RESULT_PATH)
+        if xml is None:
+            raise TestRunError(f"the test runner wrote no results ({_why(code, out)}): {out.strip()[-300:]}")
+    outcomes, collection_errors = language.parse_results(xml.decode("utf-8", errors="replace"))
+    return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors), exit_code=code,
+                   seconds=round(seconds, 3))

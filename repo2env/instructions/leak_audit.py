@@ -1,0 +1,140 @@
+"""The leak audit: one check every instruction passes before a bundle is kept, whatever wrote it.
+
+Rules (each finding names its rule and the character span it covers):
+
+- ``test_name``: a FAIL_TO_PASS/PASS_TO_PASS test function or class name, as a whole word.
+- ``test_path``: a hidden test file path, or its file name (``conftest.py``/``__init__.py`` excepted).
+- ``repo_url``: a URL to an issue, pull request or commit of a GitHub/GitLab repository, or any URL under the
+  repository's own web address.
+- ``sha``: a hexadecimal word of 7-40 characters with a digit and a letter (a commit id).
+- ``issue_ref``: ``#N``, ``owner/repo#N`` or ``GH-N``.
+- ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation) that also stands in an
+  added line of the gold patch: the fix itself, copied.
+
+``audit`` lists findings; ``remove_findings`` cuts them out (the deterministic path's remedy).
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+from repo2env.instructions.leak_strip import REFERENCES, SHA, grading_test_needles
+
+RULES = ("test_name", "test_path", "repo_url", "sha", "issue_ref", "gold_overlap")
+DEFAULT_NGRAM = 8
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One leak: its ``rule`` (one of ``RULES``) and the span ``text[start:end]``."""
+
+    rule: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AuditContext:
+    """What must not leak: grading test ids (``path::name``), hidden test paths, the added lines of the gold
+    patch, the repository's web address (``https://github.com/owner/name``, or None), and the n-gram length."""
+
+    test_ids: Sequence[str] = ()
+    hidden_paths: Sequence[str] = ()
+    gold_added_lines: Sequence[str] = ()
+    web_url: str | None = None
+    ngram: int = DEFAULT_NGRAM
+
+
+def added_lines(patch: str) -> list[str]:
+    """The added lines of a unified diff (text, without the ``+``); binary and unparsable patches give none."""
+    try:
+        return [line.value.rstrip("\n") for f in PatchSet(patch) for h in f for line in h if line.is_added]
+    except UnidiffParseError:
+        return []
+
+
+def _ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def _word_spans(text: str, word: str, rule: str) -> list[Finding]:
+    return [Finding(rule, m.start(), m.end(), m.group())
+            for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I)]
+
+
+def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
+    grams: set[tuple[str, ...]] = set()
+    for line in ctx.gold_added_lines:
+        grams |= _ngrams(_TOKEN.findall(line), ctx.ngram)
+    if not grams:
+        return []
+    tokens = list(_TOKEN.finditer(text))
+    words = [t.group() for t in tokens]
+    hit = [False] * len(tokens)
+    for i in range(len(tokens) - ctx.ngram + 1):
+        if tuple(words[i:i + ctx.ngram]) in grams:
+            hit[i:i + ctx.ngram] = [True] * ctx.ngram
+    found, i = [], 0
+    while i < len(tokens):
+        if hit[i]:
+            j = i
+            while j + 1 < len(tokens) and hit[j + 1]:
+                j += 1
+            start, end = tokens[i].start(), tokens[j].end()
+            found.append(Finding("gold_overlap", start, end, text[start:end]))
+            i = j + 1
+        else:
+            i += 1
+    return found
+
+
+def audit(text: str, ctx: AuditContext) -> list[Finding]:
+    """Every leak in ``text``, ordered by position."""
+    paths, names = grading_test_needles(ctx.test_ids, ctx.hidden_paths)
+    found: list[Finding] = []
+    for name in sorted(names):
+        found += _word_spans(text, name, "test_name")
+    for path in sorted(paths):
+        found += [Finding("test_path", m.start(), m.end(), m.group())
+                  for m in re.finditer(re.escape(path), text, re.I)]
+    for m in _URL.finditer(text):
+        url = m.group().rstrip(".,;:!?")
+        if REFERENCES.fullmatch(url) or (ctx.web_url and url.lower().startswith(ctx.web_url.lower())):
+            found.append(Finding("repo_url", m.start(), m.start() + len(url), url))
+    url_spans = [(f.start, f.end) for f in found if f.rule == "repo_url"]
+    for m in REFERENCES.finditer(text):
+        if not m.group().lower().startswith("http") and not any(a <= m.start() < b for a, b in url_spans):
+            found.append(Finding("issue_ref", m.start(), m.end(), m.group()))
+    for m in SHA.finditer(text):
+        if not any(a <= m.start() < b for a, b in url_spans):
+            found.append(Finding("sha", m.start(), m.end(), m.group()))
+    found += _gold_overlap(text, ctx)
+    return sorted(found, key=lambda f: (f.start, f.end))
+
+
+def remove_findings(text: str, findings: Sequence[Finding]) -> str:
+    """``text`` without the spans of ``findings`` (overlaps merged), with doubled spaces and blank lines tidied."""
+    spans = sorted((f.start, f.end) for f in findings)
+    out, pos = [], 0
+    for start, end in spans:
+        if end <= pos:
+            continue
+        out.append(text[pos:max(start, pos)])
+        pos = end
+    out.append(text[pos:])
+    joined = "".join(out)
+    lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in joined.split("\n")]
+    tidy = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
+    return tidy + "\n"
+
+
+def rules_fired(findings: Sequence[Finding]) -> list[str]:
+    """The distinct rules of ``findings``, in ``RULES`` order."""
+    fired = {f.rule for f in findings}
+    return [r for r in RULES if r in fired]

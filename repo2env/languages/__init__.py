@@ -1,0 +1,110 @@
+"""The language seam: what a language plugin tells the core, and the registry (entry-point group
+``repo2env.languages``).
+
+A language says whether it recognises a repository at a base commit (``detect``), which changed files are test
+files (``is_test_file``) and which of those its runner collects (``is_runnable_test_file``), how to install the
+repository as of that commit (``install_recipe``), which grader files ship into ``tests/`` (``grader_files``),
+the command that runs the tests with structured output and where that output lands (``test_command``,
+``RESULT_PATH``), how results are parsed into node ids (``parse_results``), and what it records of the image for
+the grader (``record_environment``). A third-party package adds one in its own ``pyproject.toml``::
+
+    [project.entry-points."repo2env.languages"]
+    toy = "my_package.toy:ToyLanguage"
+
+Only the languages asked about are imported. ``python`` is built in and is the fallback when no language
+recognises a tree (what repo2rlenv did before languages were pluggable).
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Protocol, runtime_checkable
+
+from repo2env.core import gitrepo
+from repo2env.core.errors import InputError
+
+GROUP = "repo2env.languages"
+FALLBACK = "python"
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What a language makes of a tree: ``supported`` False means recognised but not handled (``reason`` says
+    why, e.g. a build tool that needs a download); ``evidence`` names the files that decided it."""
+
+    language: str
+    supported: bool = True
+    reason: str | None = None
+    evidence: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Language(Protocol):
+    """A language plugin (module docstring). ``name`` is its entry-point name."""
+
+    name: str
+
+    def detect(self, files: set[str]) -> Detection | None:
+        """``files``: every path of the tree at the base commit. None when this is not the language's tree."""
+
+    def is_test_file(self, path: str) -> bool:
+        """True for a file that belongs to the hidden test patch (tests, test data, test configuration)."""
+
+    def is_runnable_test_file(self, path: str) -> bool:
+        """True for a test file the runner collects tests from (the runs target these)."""
+
+    def install_recipe(self, repo_path: str, commit: str, override):
+        """The ``InstallRecipe`` for ``commit`` (``override``: an ``environment.overrides.RepoEnvConfig`` or None).
+        Raises ``GitError`` for a missing commit."""
+
+    def grader_files(self) -> dict[str, bytes]:
+        """Files the grader needs beside it in a bundle's ``tests/`` (name -> bytes)."""
+
+    def test_command(self, tests_dir: str, result_path: str) -> list[str]:
+        """The command (argv) run in the container that prepares the test files and runs the tests, writing
+        structured results to ``result_path``."""
+
+    def parse_results(self, text: str) -> tuple[dict[str, str], list[str]]:
+        """``(outcomes by node id, ids of collection errors)`` from the structured results."""
+
+    def record_environment(self, client, image: str, stage, config: dict, report) -> None:
+        """Record, in the ``BundleStage``'s ``tests/``, what the grader checks of the image (plugins, environment
+        manifest); may add keys to the grader ``config`` and rewrite ``tests/config.json``. ``report(message)``
+        tells progress."""
+
+
+def available() -> list[str]:
+    """Names of the installed language plugins."""
+    return sorted({ep.name for ep in entry_points(group=GROUP)})
+
+
+_LOADED: dict[str, Language] = {}
+
+
+def load(name: str) -> Language:
+    """The language plugin ``name``. Raises ``InputError`` listing the installed ones."""
+    if name not in _LOADED:
+        matches = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+        if not matches:
+            raise InputError(f"language {name}: no such language plugin (installed: {', '.join(available()) or 'none'})")
+        _LOADED[name] = matches[0].load()()
+    return _LOADED[name]
+
+
+def detect(files: Iterable[str]) -> tuple[Language, Detection]:
+    """The language of a tree (its paths): the first plugin, in name order with ``python`` last, whose
+    ``detect`` claims it; ``python`` when none does. A claim with ``supported=False`` is returned as is, for the
+    caller to skip with its reason."""
+    files = set(files)
+    names = sorted(n for n in available() if n != FALLBACK) + [FALLBACK]
+    for name in names:
+        language = load(name)
+        found = language.detect(files)
+        if found is not None:
+            return language, found
+    return load(FALLBACK), Detection(language=FALLBACK, evidence=())
+
+
+def for_commit(repo_path: str, commit: str) -> tuple[Language, Detection]:
+    """``detect`` on the tree of ``commit`` in the repository at ``repo_path``. Raises ``GitError``."""
+    return detect(gitrepo.ls_tree(repo_path, commit))

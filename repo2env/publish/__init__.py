@@ -1,0 +1,2 @@
+"""Making a dataset reproducible elsewhere: image pushes (``registry``), pinning and staging (``push``), the dataset
+manifest, card, remotes and pull (``dataset``)."""

@@ -1,0 +1,250 @@
+"""``generate``: one source, one pipeline -> verified bundles in ``--out``, everything else in the ledger.
+
+For each candidate: the pipeline builds a staged bundle (or a skip); the core runs the oracle and nop controls,
+binds the evaluation label to the bundle hash and publishes passing bundles atomically into ``--out``; bundles
+the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a ``Reporter``.
+"""
+
+import os
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import docker.errors
+import requests.exceptions
+
+from repo2env.bundles import layout13
+from repo2env.bundles.hashing import bundle_hash
+from repo2env.bundles.stage import remove_tree, staging_root
+from repo2env.bundles.task_toml import set_labels
+from repo2env.checks.controls import evaluation_from, run_controls
+from repo2env.checks.probes import with_probes
+from repo2env.core import locks
+from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError, R2EError
+from repo2env.core.options import BuildContext, GenerateOptions
+from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
+from repo2env.environment.containers import docker_client, remove_leftovers
+from repo2env.environment.images import require_base_image
+from repo2env.instructions.synthesis import Synthesizer
+from repo2env.pipeline import load_pipeline
+from repo2env.run import ledger
+from repo2env.sources import is_local
+
+
+class Reporter(Protocol):
+    """Receives progress; the CLI draws it with rich, tests may collect it."""
+
+    def start(self, total: int, repo: str) -> None: ...
+    def candidate(self, index: int, key: str) -> None: ...
+    def stage(self, message: str) -> None: ...
+    def outcome(self, key: str, status: str, reason: str | None) -> None: ...
+
+
+class SilentReporter:
+    def start(self, total, repo): pass
+    def candidate(self, index, key): pass
+    def stage(self, message): pass
+    def outcome(self, key, status, reason): pass
+
+
+@dataclass
+class TaskTiming:
+    """Per verified or rejected task: wall seconds from start to publish, and its container test seconds."""
+
+    task_id: str
+    wall_seconds: float
+    test_seconds: float
+
+
+@dataclass
+class Summary:
+    """What a run did. ``skipped`` and ``rejected`` count reason codes; ``errors`` candidates that failed."""
+
+    repo: str = ""
+    candidates: int = 0
+    verified: list[str] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    rejected: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    timings: list[TaskTiming] = field(default_factory=list)
+    source_stats: str | None = None
+    llm_usage: str | None = None
+    empty_hint: str | None = None
+
+
+def rejected_root(out_dir: Path) -> Path:
+    return out_dir.parent / (out_dir.name + ".rejected")
+
+
+def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) -> tuple[str, str | None, str]:
+    """Convert a draft to the requested format, run its controls, label it and publish it.
+    Returns (status, reason, bundle_hash)."""
+    bundle, out_dir = draft.stage.root, options.out
+    try:
+        if options.format == "harbor-1.3":
+            reporter.stage("schema 1.3 layout")
+            layout13.convert(draft.stage, draft.split_layout)
+            draft.controls = None  # measured again, the 1.3 way (separate verifier)
+        reporter.stage("controls: oracle and nop")
+        digest = bundle_hash(bundle)
+        results = draft.controls if draft.controls is not None else run_controls(
+            client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec,
+            expected_nop=draft.expected_nop)
+        evaluation, reason = evaluation_from(results, digest)
+        reason = reason.value if reason is not None else None
+        if reason is None and options.probes and draft.controls is None:
+            reporter.stage("adversarial probes")
+            evaluation, reason = with_probes(client, bundle, draft.task_id, evaluation,
+                                             verifier_timeout_sec=draft.verifier_timeout_sec,
+                                             baseline=draft.expected_nop)
+        set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
+    except BaseException:
+        draft.stage.discard()  # never leave a half-labelled bundle behind, even on Ctrl-C
+        raise
+    if reason is None:
+        draft.stage.publish(out_dir / draft.task_id)
+        return "verified", None, digest
+    draft.stage.publish(rejected_root(out_dir) / draft.task_id)
+    return "rejected", reason, digest
+
+
+def _check_not_a_file(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a directory; choose another path")
+
+
+def _prepare_output(out: Path):
+    """Create ``--out``, take its lock, clear stale staging left by a killed run and check that the ledger is
+    writable, before any work. Returns the open lock file (held for the run). Raises ``InputError``."""
+    _check_not_a_file(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = locks.hold(out)
+        stage = staging_root(out)
+        if stage.is_dir():
+            shutil.rmtree(stage)  # only a dead run's leftovers: a live one would hold the lock
+        with open(ledger.ledger_path(out), "a", encoding="utf-8"):
+            pass
+        return lock
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot write there ({exc.strerror or exc}); choose a writable "
+                         "directory") from None
+
+
+def _engine():
+    """A Docker client whose engine answers and has the base image (``DockerUnavailable`` otherwise)."""
+    client = docker_client()
+    require_base_image(client)
+    return client
+
+
+def _precheck_output(out: Path) -> None:
+    """Without creating anything: ``--out`` is (or can become) a writable folder no other run holds.
+    Raises ``InputError``."""
+    _check_not_a_file(out)
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not os.access(existing, os.W_OK):
+        raise InputError(f"--out {out}: cannot write there ({existing} is not writable); choose a writable directory")
+    if locks.lock_path(out).exists():
+        with open(locks.lock_path(out)) as handle:
+            locks.take(handle, out)
+
+
+def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
+    """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
+    ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
+    reporter = reporter or SilentReporter()
+    started = time.monotonic()
+    pipeline = load_pipeline(pipeline_name)
+    formats = getattr(pipeline, "formats", ("harbor-1.0",))
+    if options.format not in formats:
+        raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
+                         f"--format {formats[0]} or leave --format out")
+    synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
+    remote = not is_local(source)
+    if remote:  # listing a remote source can take long: fail on Docker or --out first
+        client = _engine()
+        _precheck_output(options.out)
+    plan = pipeline.plan(source, options)
+    if not remote:  # a local plan is quick and its bad input is reported without an engine
+        client = _engine()
+    lock = _prepare_output(options.out)
+    try:
+        remove_leftovers(client)
+        return _run(pipeline, plan, client, options, reporter, started, synthesizer)
+    except requests.exceptions.ConnectionError:
+        raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
+                                "`bash scripts/setup_docker.sh`), then run the same command again") from None
+    finally:
+        lock.close()
+
+
+def _drop_stale(out_dir: Path, task_id: str) -> None:
+    """A candidate that no longer verifies must not leave an earlier run's bundle in ``--out``."""
+    old = out_dir / task_id
+    if old.is_dir():
+        remove_tree(old, staging_root(out_dir))
+
+
+def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions, reporter: Reporter,
+                    synthesizer: Synthesizer | None = None) -> CandidateOutcome:
+    """Build, check and publish one candidate into ``options.out`` (the bundle appears atomically, or a stale
+    one of the same task is removed). Raises ``DockerUnavailable``/``FatalSourceError``; other failures are an
+    ``error`` outcome."""
+    t0 = time.monotonic()
+    key = pipeline.candidate_key(candidate)
+    task_id = pipeline.task_id(repo, candidate)
+    outcome = CandidateOutcome(key=key, task_id=task_id, status="error")
+    ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer)
+    try:
+        result = pipeline.build(repo, candidate, ctx)
+        if isinstance(result, Skip):
+            outcome.status, outcome.reason, outcome.detail = "skipped", result.reason.value, result.detail
+        else:
+            outcome.status, outcome.reason, outcome.bundle_hash = _finish(client, result, options, reporter)
+            outcome.test_seconds = result.test_seconds
+    except (DockerUnavailable, FatalSourceError):
+        raise
+    except (R2EError, docker.errors.DockerException) as exc:
+        outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
+    if outcome.status != "verified":
+        _drop_stale(options.out, task_id)
+    outcome.seconds = round(time.monotonic() - t0, 3)
+    return outcome
+
+
+def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float,
+         synthesizer: Synthesizer | None = None) -> Summary:
+    ledger_file = ledger.ledger_path(options.out)
+    run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
+    summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
+    reporter.start(len(plan.candidates), plan.repo.slug)
+    for index, candidate in enumerate(plan.candidates):
+        reporter.candidate(index, pipeline.candidate_key(candidate))
+        got = build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer)
+        if got.status == "skipped":
+            summary.skipped[got.reason] += 1
+        elif got.status == "error":
+            summary.errors.append(got.key)
+        else:
+            summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds))
+            if got.status == "verified":
+                summary.verified.append(got.task_id)
+            else:
+                summary.rejected[got.reason] += 1
+        entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
+                            task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
+                            bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC))
+        ledger.append(ledger_file, entry)
+        reporter.outcome(got.key, got.status, got.reason)
+    summary.wall_seconds = time.monotonic() - started
+    stats = getattr(pipeline, "stats", None)
+    summary.source_stats = stats() if callable(stats) else None
+    if synthesizer is not None:
+        summary.llm_usage = synthesizer.usage.describe(options.llm.budget_usd)
+    return summary

@@ -1,0 +1,258 @@
+"""The git repositories the tests build (real repositories, real commits), in one place.
+
+``git`` and ``commit_files`` drive git with a fixed identity. ``build_commit_repo`` makes a repository whose fixes
+are plain commits (commit_runtime: ``EXPECTED_TASKS``, ``EXPECTED_SKIPS``); ``build_eqv_repo`` a small package with
+pure and impure functions (equivalence_tests: ``PURE``, ``IMPURE``, ``CORE``). The demo repository is
+``repo2env.sources.demo_repo`` (the README's demo uses it too).
+"""
+
+import os
+import subprocess
+from pathlib import Path
+
+
+def git(repo: Path, *args: str, env: dict | None = None) -> str:
+    """Run git in ``repo`` with a fixed identity; returns stdout."""
+    full_env = dict(os.environ, GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="T",
+                    GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_GLOBAL="/dev/null", **(env or {}))
+    return subprocess.run(["git", "-C", str(repo), *args], env=full_env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def commit_files(repo: Path, message: str, files: dict[str, str | bytes], date: str = "2025-01-01T00:00:00Z") -> str:
+    """Write ``files`` into ``repo``, commit them with ``message``; returns the new sha."""
+    for rel, content in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+# --- commit_runtime's repository --------------------------------------------------------------------------------
+# A repository whose fixes are plain commits on main (no pull requests), for commit_runtime tests.
+# 
+# ``build_commit_repo(path)`` returns ``{key: sha}``; ``EXPECTED_TASKS`` (sorted FAIL_TO_PASS) and
+# ``EXPECTED_SKIPS`` (reason codes) say what commit_runtime must make of each first-parent commit.
+# ``side_commit`` is only reachable through the merge, and the root commit is never a candidate.
+# 
+# 
+COMMIT_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "mathx"
+version = "0.1.0"
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+[tool.setuptools]
+packages = ["mathx"]
+"""
+
+CORE_V1 = '''\
+def chunk(items, size):
+    return [items[i:i + size] for i in range(0, len(items) - size, size)]
+
+
+def mean(values):
+    if not values:
+        return 0.0
+    return sum(values) / len(values)
+
+
+def percent(part, whole):
+    return int(100 * part / whole)
+'''
+TEST_V1 = '''\
+
+
+def test_chunk_uneven():
+    assert chunk([1, 2, 3], 2) == [[1, 2]]
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+
+def test_percent():
+    assert percent(1, 4) == 25
+'''
+
+EXPECTED_TASKS = {
+    "fix_chunk": {"fail_to_pass": ["tests/test_core.py::test_chunk_exact_multiple",
+                                   "tests/test_core.py::test_chunk_uneven"]},
+    "fix_percent": {"fail_to_pass": ["tests/test_core.py::test_percent"]},
+}
+EXPECTED_SKIPS = {
+    "refactor": "not_a_fix_type", "docs_type": "not_a_fix_type", "typo_readme": "docs_ci_only",
+    "bot": "bot_author", "mean_empty": "no_fail_to_pass", "short": "message_too_short", "merge": "merge_commit",
+    "helpers_only": "no_new_test_functions", "vague": "no_fix_signal",
+}
+
+
+def build_commit_repo(path: Path) -> dict[str, str]:
+    """Create the repository at ``path`` (must not exist) and return ``{key: sha}`` of its commits."""
+    path.mkdir(parents=True)
+    shas: dict[str, str] = {}
+    clock = iter(range(1, 100))
+
+    def git(*args, author=("Dev", "dev@example.org")):
+        stamp = f"2025-04-01T{next(clock):02d}:00:00Z" if args[0] in ("commit", "merge") else None
+        env = dict(os.environ, GIT_AUTHOR_NAME=author[0], GIT_AUTHOR_EMAIL=author[1], GIT_COMMITTER_NAME="Dev",
+                   GIT_COMMITTER_EMAIL="dev@example.org", GIT_CONFIG_GLOBAL="/dev/null")
+        if stamp:
+            env.update(GIT_AUTHOR_DATE=stamp.replace("T", " ").replace("Z", ""), GIT_COMMITTER_DATE=stamp)
+        return subprocess.run(["git", "-C", str(path), *args], env=env, check=True, capture_output=True,
+                              text=True).stdout
+
+    def commit(key, message, files, author=("Dev", "dev@example.org")):
+        for rel, text in files.items():
+            (path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (path / rel).write_text(text)
+        git("add", "-A")
+        git("commit", "-q", "-m", message, author=author)
+        shas[key] = git("rev-parse", "HEAD").strip()
+
+    git("init", "-q", "--initial-branch=main")
+    commit("root", "Initial mathx package", {"pyproject.toml": COMMIT_PYPROJECT, "README.md": "# mathx\n",
+                                              "mathx/__init__.py": "", "mathx/core.py": CORE_V1,
+                                              "tests/__init__.py": "", "tests/test_core.py": TEST_V1})
+    core_v2 = CORE_V1.replace("len(items) - size, size", "len(items), size")
+    test_v2 = TEST_V1.replace("== [[1, 2]]", "== [[1, 2], [3]]") + (
+        "\n\ndef test_chunk_exact_multiple():\n    assert chunk([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]\n")
+    commit("fix_chunk", "Fix chunk() dropping the last chunk\n\nchunk([1, 2, 3, 4], 2) returned [[1, 2]] and lost "
+           "the final items; every item must land in exactly one chunk, the last chunk may be shorter.",
+           {"mathx/core.py": core_v2, "tests/test_core.py": test_v2})
+    commit("refactor", "refactor: name the chunk range bounds", {"mathx/core.py": core_v2.replace(
+        "    return [items[i:i + size] for i in range(0, len(items), size)]",
+        "    stop = len(items)\n    return [items[i:i + size] for i in range(0, stop, size)]")})
+    commit("docs_type", "docs: describe chunk() in the README", {"README.md": "# mathx\n\n`chunk(items, n)`.\n"})
+    commit("typo_readme", "Fix typo in the README title", {"README.md": "# mathx!\n\n`chunk(items, n)`.\n"})
+    commit("bot", "Bump pytest from 7.4.0 to 8.0.0 to fix a crash",
+           {"requirements-dev.txt": "pytest==8.0.0\n", "tests/test_core.py": test_v2 + "\n"},
+           author=("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"))
+    test_v3 = test_v2 + "\n\ndef test_mean_empty():\n    assert mean([]) == 0.0\n"
+    commit("mean_empty", "Handle an empty list in mean() without an error\n\nmean([]) must return 0.0.",
+           {"mathx/core.py": (path / "mathx/core.py").read_text().replace("def mean(values):",
+                                                                          "def mean(values):\n    values = list(values)"),
+            "tests/test_core.py": test_v3})
+    commit("short", "fix: oops", {"mathx/__init__.py": "# mathx\n"})
+    git("checkout", "-q", "-b", "side")
+    commit("side_commit", "Add a changelog", {"CHANGES.md": "# Changes\n"})
+    git("checkout", "-q", "main")
+    git("merge", "-q", "--no-ff", "side", "-m", "Merge branch 'side'")
+    shas["merge"] = git("rev-parse", "HEAD").strip()
+    commit("helpers_only", "Fix the sample data used by the test helpers",
+           {"mathx/core.py": (path / "mathx/core.py").read_text() + "\n\nSAMPLE = [1, 2, 3]\n",
+            "tests/helpers.py": "SAMPLE = [1, 2, 3]\n"})
+    test_v4 = test_v3.replace("assert percent(1, 4) == 25", "assert percent(1, 4) == 25\n    assert percent(2, 3) == 67")
+    commit("fix_percent", "Correct percent() to round to the nearest integer\n\npercent(2, 3) gave 66 because the value was "
+           "truncated; it should round to the nearest whole percent, so 2 of 3 is 67.",
+           {"mathx/core.py": (path / "mathx/core.py").read_text().replace("int(100 * part / whole)",
+                                                                          "round(100 * part / whole)"),
+            "tests/test_core.py": test_v4})
+    commit("vague", "Update mathx internals for the next release cycle", {
+        "mathx/core.py": (path / "mathx/core.py").read_text() + "\nVERSION = 1\n",
+        "tests/test_core.py": test_v4 + "\n\ndef test_version():\n    from mathx.core import VERSION\n    assert VERSION == 1\n"})
+    return shas
+
+
+# --- equivalence_tests' repository --------------------------------------------------------------------------------
+PURE = ("textkit.core.clamp", "textkit.core.count_vowels", "textkit.core.slugify")
+IMPURE = "textkit.core.stamp"
+
+CORE = '''\
+"""Small text helpers."""
+
+
+VOWELS = "aeiou"
+_SEP = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(title: str) -> str:
+    """Lower-case ``title`` and join its words and numbers with single dashes."""
+    words = _SEP.split(title.lower())
+    kept = [w for w in words if w]
+    if not kept:
+        raise ValueError("nothing to slugify")
+    return "-".join(kept)
+
+
+def clamp(x: int, lo: int, hi: int) -> int:
+    """``x`` limited to the closed range [lo, hi]; ``lo > hi`` is an error."""
+    if lo > hi:
+        raise ValueError("empty range")
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def count_vowels(text):
+    """How many vowels (a, e, i, o, u; either case) ``text`` holds."""
+    total = 0
+    for ch in text.lower():
+        if ch in VOWELS:
+            total += 1
+    return total
+
+
+def stamp(name: str) -> str:
+    """``name`` with the current time appended."""
+    now = time.time()
+    label = name.strip()
+    return f"{label}-{now}"
+'''
+
+TESTS = '''\
+
+
+def test_slugify():
+    assert slugify("Room 101") == "room-101"
+    assert slugify("  Hello,   World! ") == "hello-world"
+
+
+def test_clamp():
+    assert clamp(5, 0, 10) == 5
+    assert clamp(-3, 0, 10) == 0
+    assert clamp(99, 0, 10) == 10
+
+
+def test_count_vowels():
+    assert count_vowels("Education") == 5
+    assert count_vowels("rhythm") == 0
+'''
+
+EQV_PYPROJECT = '''\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "textkit"
+version = "0.1.0"
+
+[project.optional-dependencies]
+test = ["pytest"]
+
+[tool.setuptools]
+packages = ["textkit"]
+'''
+
+
+def build_eqv_repo(path: Path) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    commit_files(path, "textkit", {"pyproject.toml": EQV_PYPROJECT, "textkit/__init__.py": "", "textkit/core.py": CORE,
+                                   "tests/__init__.py": "", "tests/test_core.py": TESTS},
+                 date="2025-05-01T00:00:00Z")
+    return path

@@ -1,0 +1,61 @@
+"""repo2env/instructions/leak_audit.py: one test per rule, and span removal."""
+
+from repo2env.instructions.leak_audit import AuditContext, added_lines, audit, remove_findings, rules_fired
+
+CTX = AuditContext(test_ids=["tests/test_sizes.py::TestParse::test_units[1 KB]"],
+                   hidden_paths=["tests/test_sizes.py", "tests/conftest.py"],
+                   gold_added_lines=["    multiplier = UNITS[suffix.upper()]", "    return int(number) * multiplier"],
+                   web_url="https://ghe.example.com/acme/sizes")
+
+
+def fired(text, ctx=CTX):
+    return rules_fired(audit(text, ctx))
+
+
+def test_clean_text_has_no_findings():
+    assert audit("# Parse sizes\n\nparse_size('1 KB') raises ValueError; it should return 1024.\n", CTX) == []
+
+
+def test_rule_test_name():
+    assert fired("Make test_units pass.") == ["test_name"]
+    assert fired("The TestParse suite fails.") == ["test_name"]
+    assert fired("my_test_units_helper is fine") == []
+
+
+def test_rule_test_path():
+    assert fired("See tests/test_sizes.py for examples.") == ["test_path"]
+    assert fired("test_sizes.py shows it") == ["test_path"]
+    assert fired("conftest.py is shared") == []
+
+
+def test_rule_repo_url():
+    assert fired("Reported at https://github.com/acme/sizes/issues/4.") == ["repo_url"]
+    assert fired("Mirror: https://ghe.example.com/acme/sizes/blob/main/README.md") == ["repo_url"]
+    assert fired("Units follow https://en.wikipedia.org/wiki/Kibibyte") == []
+
+
+def test_rule_sha():
+    assert fired("Broken since 4be1c0ffee9d.") == ["sha"]
+    assert fired("colour #c0ffee and the word facade stay") == []
+
+
+def test_rule_issue_ref():
+    assert fired("Same as #41.") == ["issue_ref"] and fired("like acme/other#3") == ["issue_ref"]
+    assert fired("see GH-12") == ["issue_ref"]
+
+
+def test_rule_gold_overlap():
+    assert fired("Add `multiplier = UNITS[suffix.upper()]` first.") == ["gold_overlap"]
+    assert fired("The result must be the number times the unit multiplier.") == []
+    short = AuditContext(gold_added_lines=["x = 1"], ngram=8)
+    assert fired("Set x = 1 first.", short) == []
+
+
+def test_remove_findings_keeps_the_rest():
+    text = "# Sizes\n\nSee #41 and tests/test_sizes.py.\nparse_size('1 KB') must be 1024.\n"
+    assert remove_findings(text, audit(text, CTX)) == "# Sizes\n\nSee and .\nparse_size('1 KB') must be 1024.\n"
+
+
+def test_added_lines_of_a_patch():
+    patch = "--- a/s.py\n+++ b/s.py\n@@ -1,1 +1,2 @@\n x = 1\n+y = 2\n"
+    assert added_lines(patch) == ["y = 2"] and added_lines("not a patch") == []
