@@ -139,3 +139,16 @@ def test_pipelines_import_only_the_plugin_api():
             if target != "repo2env.pipeline":
                 wrong.append(f"{path.name}:{line}: {target}")
     assert wrong == []
+
+
+def test_language_support_is_reached_only_through_the_seam():
+    """Outside ``repo2env/languages/`` nothing imports a language's own modules (``repo2env.languages.python``
+    and below): the core asks ``repo2env.languages`` (``detect``, ``for_commit``, ``load``)."""
+    direct = []
+    for path, module in _modules():
+        if module.startswith("repo2env.languages"):
+            continue
+        for line, target in _imports(path, module):
+            if target.startswith("repo2env.languages."):
+                direct.append(f"{path.relative_to(ROOT)}:{line}: {target}")
+    assert direct == []

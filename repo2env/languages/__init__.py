@@ -40,9 +40,11 @@ class Detection:
 
 @runtime_checkable
 class Language(Protocol):
-    """A language plugin (module docstring). ``name`` is its entry-point name."""
+    """A language plugin (module docstring). ``name`` is its entry-point name; ``test_config_names`` the file
+    names of test configuration (reset to the base commit by the grader, e.g. ``conftest.py``)."""
 
     name: str
+    test_config_names: tuple[str, ...]
 
     def detect(self, files: set[str]) -> Detection | None:
         """``files``: every path of the tree at the base commit. None when this is not the language's tree."""

@@ -33,29 +33,20 @@ def commit_files(repo: Path, message: str, files: dict[str, str | bytes], date: 
     return git(repo, "rev-parse", "HEAD").strip()
 
 
+def setuptools_pyproject(package: str) -> str:
+    """A ``pyproject.toml`` for a setuptools package ``package`` (version 0.1.0) with a ``test`` extra."""
+    return (f'[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+            f'[project]\nname = "{package}"\nversion = "0.1.0"\n\n[project.optional-dependencies]\n'
+            f'test = ["pytest"]\n\n[tool.setuptools]\npackages = ["{package}"]\n')
+
+
 # --- commit_runtime's repository --------------------------------------------------------------------------------
 # A repository whose fixes are plain commits on main (no pull requests), for commit_runtime tests.
-# 
+#
 # ``build_commit_repo(path)`` returns ``{key: sha}``; ``EXPECTED_TASKS`` (sorted FAIL_TO_PASS) and
 # ``EXPECTED_SKIPS`` (reason codes) say what commit_runtime must make of each first-parent commit.
 # ``side_commit`` is only reachable through the merge, and the root commit is never a candidate.
-# 
-# 
-COMMIT_PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "mathx"
-version = "0.1.0"
-
-[project.optional-dependencies]
-test = ["pytest"]
-
-[tool.setuptools]
-packages = ["mathx"]
-"""
+COMMIT_PYPROJECT = setuptools_pyproject("mathx")
 
 CORE_V1 = '''\
 def chunk(items, size):
@@ -232,21 +223,7 @@ def test_count_vowels():
     assert count_vowels("rhythm") == 0
 '''
 
-EQV_PYPROJECT = '''\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "textkit"
-version = "0.1.0"
-
-[project.optional-dependencies]
-test = ["pytest"]
-
-[tool.setuptools]
-packages = ["textkit"]
-'''
+EQV_PYPROJECT = setuptools_pyproject("textkit")
 
 
 def build_eqv_repo(path: Path) -> Path:
