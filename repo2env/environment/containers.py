@@ -141,10 +141,33 @@ def _process_alive(pid: str) -> bool:
 
 def remove_leftovers(client: docker.DockerClient) -> int:
     """Remove containers left by runs on this machine whose process is gone (``kill -9``); returns how many.
-    Containers of live runs are left alone."""
+    Containers of live runs are left alone. A container the engine is already removing (the killed run had asked
+    for it: 409 "removal ... already in progress") or that is gone (404) counts as removed; this waits up to
+    ``REMOVAL_WAIT_SEC`` for an in-progress removal to finish, so that a resumed run starts clean."""
     gone = 0
     for c in client.containers.list(all=True, filters={"label": LABEL}):
         if not _process_alive(c.labels.get(LABEL, "")):
-            c.remove(force=True)
+            _remove(c)
             gone += 1
     return gone
+
+
+REMOVAL_WAIT_SEC = 60.0
+
+
+def _remove(container) -> None:
+    try:
+        container.remove(force=True)
+        return
+    except docker.errors.NotFound:
+        return
+    except docker.errors.APIError as exc:
+        if exc.status_code != 409:
+            raise
+    deadline = time.monotonic() + REMOVAL_WAIT_SEC
+    while time.monotonic() < deadline:  # the engine is removing it already: wait until it is gone
+        try:
+            container.reload()
+        except docker.errors.NotFound:
+            return
+        time.sleep(0.2)

@@ -63,6 +63,7 @@ def percent(part, whole):
     return int(100 * part / whole)
 '''
 TEST_V1 = '''\
+from mathx.core import chunk, mean, percent
 
 
 def test_chunk_uneven():
@@ -163,6 +164,8 @@ IMPURE = "textkit.core.stamp"
 CORE = '''\
 """Small text helpers."""
 
+import re
+import time
 
 VOWELS = "aeiou"
 _SEP = re.compile(r"[^a-z0-9]+")
@@ -205,6 +208,7 @@ def stamp(name: str) -> str:
 '''
 
 TESTS = '''\
+from textkit.core import clamp, count_vowels, slugify
 
 
 def test_slugify():

@@ -1,0 +1,38 @@
+"""Leftover containers of a killed run are removed before a resumed run starts, even when the engine is already
+removing them (the killed run had asked) or they vanish between listing and removal."""
+
+import subprocess
+
+import pytest
+
+from repo2env.environment import containers
+from repo2env.environment.images import BASE_IMAGE
+
+pytestmark = pytest.mark.docker
+
+
+def _dead_pid() -> str:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return str(proc.pid)  # a process that has exited: its containers are leftovers
+
+
+def test_leftovers_of_a_dead_run_are_removed_and_a_vanished_one_is_no_error(docker_client):
+    dead = _dead_pid()
+    made = [docker_client.containers.create(BASE_IMAGE, ["sleep", "60"], labels={containers.LABEL: dead})
+            for _ in range(2)]
+    stale = docker_client.containers.get(made[1].id)
+    made[1].remove(force=True)  # gone between the listing and the removal
+    containers._remove(stale)  # before: docker.errors.NotFound ended the resumed build with exit 1
+    assert containers.remove_leftovers(docker_client) >= 1
+    left = docker_client.containers.list(all=True, filters={"label": f"{containers.LABEL}={dead}"})
+    assert left == []
+
+
+def test_a_live_runs_containers_stay(docker_client):
+    box = docker_client.containers.create(BASE_IMAGE, ["sleep", "60"], labels={containers.LABEL: containers.RUN_ID})
+    try:
+        containers.remove_leftovers(docker_client)
+        assert docker_client.containers.get(box.id).id == box.id
+    finally:
+        box.remove(force=True)
