@@ -3,13 +3,19 @@
 Per repository and pipeline: candidates, verified, skipped by reason, rejected (failed controls), errors, wall
 seconds and container test seconds (sums over the candidates' last runs); per build: what ran, what was
 unchanged; and the difference with the previous finished build (tasks added, removed, changed bundle hash).
-The HTML page is static (inline SVG bar charts of yield per repository/pipeline and of time per task), no
-scripts, no network. No LLM runs in a build, so ``cost_usd`` is 0 unless one is added.
+The HTML page is static, no scripts, no network: a plain sentence on what the build did (or "Nothing new: ...;
+nothing was rebuilt."), its id, start, end and wall time, then inline SVG bar charts of yield per
+repository/pipeline and of time per task. The charts size their name column and right margin from the longest
+name and value label (``text_width``), so no text leaves the drawing. No LLM runs in a build, so ``cost_usd`` is
+0 unless one is added.
 """
 
 import html
 import json
+import math
+import unicodedata
 from collections import Counter, defaultdict
+from datetime import datetime
 from pathlib import Path
 
 from repo2env.build.state import STATE_FILE, State
@@ -61,52 +67,192 @@ def build_report(out: Path) -> dict:
     }
 
 
-def _bars(items: list[tuple[str, float]], unit: str, width: int = 520) -> str:
+# The charts' text: a monospace font, so a label's width follows from its length. CHAR_EM is a little above the
+# advance of the common monospace fonts (DejaVu Sans Mono 0.602 em, Liberation Mono and Courier 0.6 em).
+FONT_SIZE = 13
+CHAR_EM = 0.62
+ROW_HEIGHT = 22
+NAME_CHARS = 48  # longer row names are shortened in the middle with an ellipsis (the full name is in <title>)
+BAR_AREA = 320  # pixels of the longest bar
+GAP = 8
+OUTCOME_WORDS = {"verified": "verified", "rejected": "rejected by the controls", "skipped": "skipped",
+                 "error": "error"}
+
+
+def text_width(text: str, font_size: float = FONT_SIZE) -> float:
+    """Estimated width in pixels of ``text`` in the charts' monospace font (East Asian wide characters count
+    twice)."""
+    cells = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return cells * CHAR_EM * font_size
+
+
+def _shorten(name: str, limit: int = NAME_CHARS) -> str:
+    if len(name) <= limit:
+        return name
+    head = (limit - 1) // 2
+    return name[:head] + "\u2026" + name[len(name) - (limit - 1 - head):]
+
+
+def _bars(items: list[tuple[str, float, str]], top: float | None = None) -> str:
+    """A horizontal bar chart of ``(name, value, value label)`` rows; ``top`` is the value of a full bar (the
+    largest value when None). The name column is as wide as the longest (shortened) name and the right margin as
+    wide as the longest value label, so no text leaves the drawing or runs over a bar."""
     if not items:
         return "<p>(none)</p>"
-    top = max(v for _, v in items) or 1.0
+    top = top or max(max(v, 0.0) for _, v, _ in items) or 1.0
+    short = [_shorten(name) for name, _, _ in items]
+    bar_x = math.ceil(max(text_width(s) for s in short)) + GAP
+    value_x = bar_x + BAR_AREA + GAP // 2
+    width = value_x + math.ceil(max(text_width(label) for _, _, label in items)) + GAP
+    height = ROW_HEIGHT * len(items) + 4
+    font = f'font-family="DejaVu Sans Mono, Liberation Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}"'
     rows = []
-    for i, (label, value) in enumerate(items):
-        y = i * 22
-        length = int((width - 260) * value / top)
-        rows.append(f'<text x="0" y="{y + 15}" font-size="12">{html.escape(label[:38])}</text>'
-                    f'<rect x="250" y="{y + 3}" width="{length}" height="16" fill="#4a7"/>'
-                    f'<text x="{255 + length}" y="{y + 15}" font-size="12">{value:g}{unit}</text>')
-    return f'<svg width="{width}" height="{22 * len(items) + 4}" role="img">{"".join(rows)}</svg>'
+    for i, ((name, value, label), name_shown) in enumerate(zip(items, short)):
+        y = i * ROW_HEIGHT
+        length = round(BAR_AREA * min(max(value, 0.0), top) / top)
+        rows.append(f'<g><title>{html.escape(name)}: {html.escape(label)}</title>'
+                    f'<text x="0" y="{y + 15}" {font}>{html.escape(name_shown)}</text>'
+                    f'<rect x="{bar_x}" y="{y + 3}" width="{length}" height="16" fill="#4a7"/>'
+                    f'<text x="{bar_x + length + GAP // 2}" y="{y + 15}" {font}>{html.escape(label)}</text></g>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img">{"".join(rows)}</svg>')
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _percent(fraction: float) -> str:
+    return f"{round(100 * fraction)} %"
+
+
+def _duration(seconds: float | None) -> str:
+    seconds = max(seconds or 0.0, 0.0)
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    whole = round(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+def _moment(stamp: str | None) -> str:
+    if not stamp:
+        return "-"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.utcoffset() is not None and not moment.utcoffset():
+        return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return moment.isoformat(sep=" ")
+
+
+def summary_sentence(build: dict | None) -> str:
+    """One plain sentence on what ``build`` (a ``State.builds()`` item) did, e.g. "144 candidates: 3 built (2
+    verified, 1 skipped), 141 unchanged since the last build." or, when it rebuilt nothing, "Nothing new: 144
+    candidates unchanged since the last build; nothing was rebuilt." (plain text, not escaped)."""
+    if not build:
+        return "No build is recorded in this state yet."
+    if not build.get("finished_at") or build.get("counts") is None:
+        return ("This build has not finished (it is still running, or it was stopped); the figures below are the "
+                "state so far.")
+    counts = dict(build["counts"])
+    candidates, unchanged = int(counts.pop("candidates", 0)), int(counts.pop("unchanged", 0))
+    built = sum(int(v) for v in counts.values())
+    if candidates == 0 and built == 0:
+        return "No candidates were found; nothing was built."
+    if built == 0:
+        return (f"Nothing new: {_plural(candidates, 'candidate')} unchanged since the last build; "
+                "nothing was rebuilt.")
+    order = [k for k in OUTCOME_WORDS if k in counts] + sorted(k for k in counts if k not in OUTCOME_WORDS)
+    parts = []
+    for key in order:
+        if counts[key]:
+            word = OUTCOME_WORDS.get(key, key.replace("_", " "))
+            parts.append(_plural(int(counts[key]), "error") if key == "error" else f"{counts[key]} {word}")
+    return (f"{_plural(candidates, 'candidate')}: {built} built ({', '.join(parts)}), {unchanged} unchanged "
+            "since the last build.")
+
+
+def _header(report: dict) -> str:
+    esc = html.escape
+    build = report["build"] or {}
+    failed = [s for s in report["sources"] if s["status"] != "ok"]
+    sentence = summary_sentence(report["build"])
+    if failed:
+        sentence += f" {_plural(len(failed), 'source')} could not be planned (listed below)."
+    rows = [("Build", esc(str(build.get("build_id") or "-"))),
+            ("Started", esc(_moment(build.get("started_at")))),
+            ("Finished", esc(_moment(build.get("finished_at")))),
+            ("Wall time", esc(_duration(build.get("wall_seconds"))) if build.get("finished_at") else "-"),
+            ("Candidates", esc(f"shard {build['shard']} of the candidates") if build.get("shard")
+             else "all candidates")]
+    table = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)
+    totals = report["totals"]
+    dataset = (f"The dataset now holds {_plural(totals['verified'], 'verified task')} from "
+               f"{_plural(totals['candidates'], 'candidate')}; container test time "
+               f"{esc(_duration(totals['container_test_seconds']))}; LLM cost ${report['cost_usd']:.2f}.")
+    return (f'<p class="verdict">{esc(sentence)}</p>\n<table class="facts">{table}</table>\n'
+            f'<p class="dataset">{dataset}</p>')
+
+
+def _diff(report: dict) -> str:
+    esc = html.escape
+    diff, previous = report["diff"], report["previous_build"]
+    if previous is None:
+        intro = "<p>There is no earlier finished build to compare with; every task counts as added.</p>"
+    else:
+        intro = ""
+    parts = [intro]
+    for name in ("added", "removed", "changed"):
+        names = diff[name]
+        if not names:
+            parts.append(f"<h3>{name} (0)</h3><p>none</p>")
+            continue
+        more = f"<li>\u2026 and {len(names) - 200} more</li>" if len(names) > 200 else ""
+        parts.append(f"<h3>{name} ({len(names)})</h3><ul>"
+                     f"{''.join(f'<li>{esc(t)}</li>' for t in names[:200])}{more}</ul>")
+    return "".join(parts)
 
 
 def render_html(report: dict) -> str:
-    """The static HTML page of ``report``."""
+    """The static HTML page of ``report`` (no scripts, no network; every text from the data is escaped)."""
     esc = html.escape
     build = report["build"] or {}
     head = ("<tr><th>repository</th><th>pipeline</th><th>candidates</th><th>verified</th><th>yield</th>"
             "<th>skipped (by reason)</th><th>failed controls</th><th>errors</th><th>wall s</th><th>test s</th></tr>")
+    num = '<td class="n">'
     body = "".join(
-        f"<tr><td>{esc(g['repo'])}</td><td>{esc(g['pipeline'])}</td><td>{g['candidates']}</td>"
-        f"<td>{g['verified']}</td><td>{g['yield']:.0%}</td>"
+        f"<tr><td>{esc(g['repo'])}</td><td>{esc(g['pipeline'])}</td>{num}{g['candidates']}</td>"
+        f"{num}{g['verified']}</td>{num}{esc(_percent(g['yield']))}</td>"
         f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['skipped'].items())))}</td>"
-        f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['rejected'].items())))}</td><td>{g['errors']}</td>"
-        f"<td>{g['wall_seconds']:.0f}</td><td>{g['test_seconds']:.0f}</td></tr>" for g in report["groups"])
-    diff = report["diff"]
-    diff_html = "".join(f"<h3>{name} ({len(diff[name])})</h3><ul>{''.join(f'<li>{esc(t)}</li>' for t in diff[name][:200])}</ul>"
-                        for name in ("added", "removed", "changed"))
+        f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['rejected'].items())))}</td>{num}{g['errors']}</td>"
+        f"{num}{g['wall_seconds']:.0f}</td>{num}{g['test_seconds']:.0f}</td></tr>" for g in report["groups"])
     failed = [s for s in report["sources"] if s["status"] != "ok"]
-    sources_html = "".join(f"<li>{esc(s['repo'])} ({esc(s['pipeline'])}): {esc(s['detail'] or '')}</li>" for s in failed)
-    counts = build.get("counts") or {}
+    sources_html = "".join(f"<li>{esc(s['repo'])} ({esc(s['pipeline'])}): {esc(s['detail'] or '')}</li>"
+                           for s in failed)
+    yields = [(f"{g['repo']} ({g['pipeline']})", 100 * g["yield"], _percent(g["yield"])) for g in report["groups"]]
+    slowest = sorted(report["tasks"], key=lambda t: (-t["seconds"], t["task"]))[:60]
+    times = [(t["task"], t["seconds"], f"{t['seconds']:,.1f} s") for t in slowest]
+    shown = (f"the {len(slowest)} slowest of {len(report['tasks'])}" if len(slowest) < len(report["tasks"])
+             else f"all {len(slowest)}")
+    build_id = esc(str(build.get("build_id") or ""))
     return f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>repo2rlenv build {esc(str(build.get('build_id', '')))}</title>
-<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px}}</style>
+<html><head><meta charset="utf-8"><title>repo2rlenv build {build_id}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:3px 8px}}th{{text-align:left}}td.n{{text-align:right;white-space:nowrap}}
+.verdict{{font-size:1.15em;font-weight:bold}}svg{{max-width:100%;height:auto}}</style>
 </head><body>
-<h1>repo2rlenv build {esc(str(build.get('build_id', '')))}</h1>
-<p>started {esc(str(build.get('started_at')))}, finished {esc(str(build.get('finished_at')))}, shard {esc(str(build.get('shard') or 'all'))},
-wall {build.get('wall_seconds') or 0:.0f} s. This build: {esc(json.dumps(counts, sort_keys=True))}.
-Dataset: {report['totals']['verified']} verified of {report['totals']['candidates']} candidates;
-container test time {report['totals']['container_test_seconds']:.0f} s; LLM cost ${report['cost_usd']:.2f}.</p>
+<h1>repo2rlenv build {build_id}</h1>
+{_header(report)}
 {'<h2>Sources that failed</h2><ul>' + sources_html + '</ul>' if failed else ''}
 <h2>Per repository and pipeline</h2><table>{head}{body}</table>
-<h2>Yield</h2>{_bars([(f"{g['repo']} {g['pipeline']}", round(100 * g['yield'])) for g in report['groups']], '%')}
-<h2>Time per verified task</h2>{_bars([(t['task'], round(t['seconds'], 1)) for t in report['tasks'][:60]], ' s')}
-<h2>Since the previous build ({esc(str(report['previous_build']))})</h2>{diff_html}
+<h2>Yield (verified of candidates)</h2>{_bars(yields, top=100.0)}
+<h2>Time per verified task ({shown})</h2>{_bars(times)}
+<h2>Since the previous build ({esc(str(report['previous_build'] or 'none'))})</h2>{_diff(report)}
 </body></html>
 """
 

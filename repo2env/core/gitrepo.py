@@ -4,8 +4,10 @@ Nothing here writes into the user's repository: the scrubbed copy is a new repos
 commit from it (``git worktree add`` would write into the source, see the field notes).
 """
 
+import io
 import re
 import subprocess
+import tarfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -159,3 +161,77 @@ def commit_date_iso(repo_path: Path | str, commit: str) -> str:
     from datetime import UTC, datetime
 
     return datetime.fromtimestamp(int(out), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def gitlinks(repo_path: Path | str, commit: str) -> list[tuple[str, str]]:
+    """The submodules of ``commit``'s tree: ``(path, pinned commit sha)`` of every gitlink (mode 160000), sorted
+    by path. Raises ``GitError`` for a missing commit."""
+    out = run_git(repo_path, "ls-tree", "-r", "-z", commit).decode("utf-8", "surrogateescape")
+    found = []
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[0] == "160000":
+            found.append((path, parts[2]))
+    return sorted(found)
+
+
+def _submodule_names(repo_path: Path | str, commit: str) -> dict[str, str]:
+    """``.gitmodules`` at ``commit``: path -> submodule name (the name keys ``.git/modules/<name>``)."""
+    text = show_file(repo_path, commit, ".gitmodules")
+    if text is None:
+        return {}
+    try:
+        out = run_git(repo_path, "config", "--file", "-", "--get-regexp", r"^submodule\..*\.path$",
+                      input_bytes=text.encode()).decode()
+    except GitError:
+        return {}
+    names = {}
+    for line in out.splitlines():
+        key, _, path = line.partition(" ")
+        names[path] = key[len("submodule."):-len(".path")]
+    return names
+
+
+def submodule_repository(source: Path | str, commit: str, path: str, sha: str) -> Path | None:
+    """A git repository in the source clone that holds the submodule commit ``sha`` of ``path``: the initialised
+    submodule's work tree, or its git directory under ``.git/modules/<name>`` (``modules/<name>`` in a bare
+    clone). None when none has it (the submodule was never initialised, or is at another commit there)."""
+    source = Path(source)
+    name = _submodule_names(source, commit).get(path, path)
+    candidates = [source / path, source / ".git" / "modules" / name, source / "modules" / name]
+    for candidate in candidates:
+        if not candidate.exists():
+            continue
+        try:
+            run_git(candidate, "cat-file", "-e", f"{sha}^{{commit}}")
+        except GitError:
+            continue
+        return candidate
+    return None
+
+
+def submodule_state(source: Path | str, commit: str) -> list[dict]:
+    """Each submodule of ``commit`` and whether its content can be had from the source clone:
+    ``[{"path", "commit", "included"}]`` (empty when the tree has no gitlink)."""
+    return [{"path": path, "commit": sha, "included": submodule_repository(source, commit, path, sha) is not None}
+            for path, sha in gitlinks(source, commit)]
+
+
+def export_submodules(source: Path | str, commit: str, dest: Path) -> list[str]:
+    """Write the content of every submodule of ``commit`` that the source clone has (``submodule_repository``)
+    into the work tree ``dest`` as plain files at its path (no nested ``.git``; git keeps ignoring them, as it
+    does the content of any gitlink). Returns the paths of the submodules that could not be had. Nested
+    submodules are not followed."""
+    missing = []
+    for path, sha in gitlinks(source, commit):
+        repo = submodule_repository(source, commit, path, sha)
+        if repo is None:
+            missing.append(path)
+            continue
+        archive = run_git(repo, "archive", "--format=tar", sha)
+        target = dest / path
+        target.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(target, filter="tar")
+    return missing

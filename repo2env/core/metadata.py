@@ -44,6 +44,15 @@ class Evaluation(_Table):
     probes: list[ProbeRecord] | None = None
 
 
+class SubmoduleRecord(_Table):
+    """One submodule of the base commit: its path, pinned commit, and whether its content is in the image (it is
+    when the source clone had the submodule initialised at that commit)."""
+
+    path: str
+    commit: str
+    included: bool
+
+
 class Reproducibility(_Table):
     """How to get the environment image: ``local_only`` (built on this machine) until ``push`` rewrites it to
     ``registry``: ``image_ref`` is then the pushed image by digest (``host/name@sha256:…``), which every
@@ -58,6 +67,8 @@ class Reproducibility(_Table):
     install_source: str
     install_commands: list[str]
     exclude_newer: str | None = None
+    submodules: list[SubmoduleRecord] | None = Field(default=None, description="Gitlinks of the base commit; absent "
+                                                     "when it has none")
 
 
 class RewardCalibration(_Table):

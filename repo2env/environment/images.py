@@ -115,18 +115,23 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
     """Ensure the task image (repository at ``base_commit`` with its dependencies) exists.
 
     Returns ``(tag, build_seconds)``; build_seconds is 0.0 on a cache hit. The build context is a scrubbed copy
-    of the repository (see ``gitrepo.scrubbed_copy``). Raises ``BuildError``.
+    of the repository (see ``gitrepo.scrubbed_copy``) with the content of each submodule the source clone has
+    (``gitrepo.export_submodules``). Raises ``BuildError``.
     """
     env_lines = "\n".join(f"ENV {k}={shlex.quote(v)}" for k, v in sorted(recipe.env.items()))
     install = " && ".join(recipe.commands) or "true"
     dockerfile = templates.render("task.Dockerfile", bootstrap_image=bootstrap_tag, env_lines=env_lines,
                                   install_command=install)
+    # Submodule content is in the image when the source clone has it: which ones is part of the image's identity.
+    dockerfile += "".join(f"# submodule {s['path']} at {s['commit']}: {'included' if s['included'] else 'missing'}\n"
+                          for s in gitrepo.submodule_state(repo.path, base_commit))
     tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
     if image_exists(client, tag):
         return tag, 0.0
     tmp = Path(tempfile.mkdtemp(prefix="r2e-task-"))
     try:
         gitrepo.scrubbed_copy(repo.path, base_commit, tmp / "repo")
+        gitrepo.export_submodules(repo.path, base_commit, tmp / "repo")
         (tmp / "Dockerfile").write_text(dockerfile)
         return tag, build(client, tmp, tag)
     finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from repo2env.bundles.stage import BundleStage
-from repo2env.core import templates
+from repo2env.core import gitrepo, templates
 from repo2env.core.metadata import Reproducibility
 from repo2env.core.records import InstallRecipe, RepoRef
 from repo2env.environment import images
@@ -24,12 +24,19 @@ class TaskImage:
     recipe: InstallRecipe
     bootstrap: str
     build_seconds: float
+    submodules: tuple = ()  # ({"path", "commit", "included"}, ...): gitlinks of the base commit
+
+    @property
+    def missing_submodules(self) -> list[str]:
+        """Paths of the submodules whose content is not in the image (not initialised in the source clone)."""
+        return [s["path"] for s in self.submodules if not s["included"]]
 
     def reproducibility(self) -> Reproducibility:
         """``[metadata.repo2env.reproducibility]`` for a bundle built on this image."""
         return Reproducibility(image_ref=self.image_ref, python=self.recipe.python, bootstrap_image=self.bootstrap,
                                install_source=self.recipe.source, install_commands=list(self.recipe.commands),
-                               exclude_newer=self.recipe.exclude_newer)
+                               exclude_newer=self.recipe.exclude_newer,
+                               submodules=[dict(s) for s in self.submodules] or None)
 
 
 def build_task_image(client, repo: RepoRef, base_commit: str, recipe: InstallRecipe,
@@ -41,7 +48,8 @@ def build_task_image(client, repo: RepoRef, base_commit: str, recipe: InstallRec
     bootstrap = images.bootstrap_image(client, repo, recipe)
     report(f"task image at {base_commit[:12]}")
     image_ref, seconds = images.task_image(client, repo, base_commit, recipe, bootstrap)
-    return TaskImage(image_ref=image_ref, recipe=recipe, bootstrap=bootstrap, build_seconds=seconds)
+    return TaskImage(image_ref=image_ref, recipe=recipe, bootstrap=bootstrap, build_seconds=seconds,
+                     submodules=tuple(gitrepo.submodule_state(repo.path, base_commit)))
 
 
 def stage_environment(stage: BundleStage, image: TaskImage, base_commit: str) -> dict[str, str]:

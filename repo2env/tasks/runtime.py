@@ -144,6 +144,16 @@ def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
     return before, after
 
 
+def _submodule_skip(image: TaskImage, detail: str) -> Skip | None:
+    """When the runs gave no task and a submodule's content is not in the image, that is the likely cause: say
+    so (``submodule_missing``) rather than blame the tests. None when every submodule is in the image."""
+    missing = image.missing_submodules
+    if not missing:
+        return None
+    return Skip(SkipReason.SUBMODULE_MISSING, f"submodule {', '.join(missing)} not initialised in the source clone "
+                                              f"(`git submodule update --init`); {detail}")
+
+
 def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     """Build and stage one runtime task. Returns ``Skip`` with a reason for every expected failure
     (environment build, patch application, test runs, no FAIL_TO_PASS, thin instruction); engine errors raise."""
@@ -182,12 +192,12 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
         return Skip(SkipReason.PATCH_DOES_NOT_APPLY, str(exc))
     except (TestRunError, docker.errors.ContainerError) as exc:
         stage.discard()
-        return Skip(SkipReason.TEST_RUN_FAILED, str(exc))
+        return _submodule_skip(image, str(exc)) or Skip(SkipReason.TEST_RUN_FAILED, str(exc))
     selection = select_tests(before, after)
     if not selection.fail_to_pass:
         stage.discard()
-        return Skip(SkipReason.NO_FAIL_TO_PASS, f"{len(selection.pass_to_pass)} pass-to-pass, "
-                                                f"{len(selection.flaky)} flaky, 0 fail-to-pass")
+        detail = f"{len(selection.pass_to_pass)} pass-to-pass, {len(selection.flaky)} flaky, 0 fail-to-pass"
+        return _submodule_skip(image, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
     slowest = max(r.seconds for r in before + after)
     verifier_timeout = stable_timeout(3 * slowest + 60, floor=300)
     config["timeout_sec"] = int(verifier_timeout) - 15
