@@ -27,7 +27,6 @@ from repo2env.pipeline import (
     flag,
     parse_diff_weights,
     parse_pipeline_opts,
-    plan_pull_requests,
     whole_number,
 )
 
@@ -50,8 +49,7 @@ class PrDiffPipeline(PullRequestPipeline):
         opts = parse_pipeline_opts(options.pipeline_opts, self.name, OPTIONS)
         self._settings = DiffSettings(emit_env=opts["emit_harbor_env"], weights=dict(opts["weights"]),
                                       min_lines=opts["min_changed_lines"])
-        self._source, plan = plan_pull_requests(source, options)
-        return plan
+        return self.plan_prs(source, options)
 
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         return build_diff_task(ctx, repo, pr, self._source, task_id=self.task_id(repo, pr), pipeline=self.name,

@@ -19,7 +19,6 @@ from repo2env.pipeline import (
     build_runtime_task,
     category_of,
     parse_pipeline_opts,
-    plan_pull_requests,
     split_at,
     static_skip_reason,
 )
@@ -39,8 +38,7 @@ class PrRuntimePipeline(PullRequestPipeline):
         """Merged PRs of ``source`` (a clone's path, ``file://`` URL, ``org/repo`` or GitHub URL), newest first,
         at most ``options.limit``."""
         parse_pipeline_opts(options.pipeline_opts, self.name, {})
-        self._source, plan = plan_pull_requests(source, options)
-        return plan
+        return self.plan_prs(source, options)
 
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")

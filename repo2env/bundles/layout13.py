@@ -30,11 +30,13 @@ import git
 import tomlkit
 
 from repo2env.bundles.hashing import content_hash
+from repo2env.bundles.inputs import restamp
 from repo2env.bundles.stage import BundleStage
 from repo2env.bundles.task_toml import clean_none
 from repo2env.core import templates
 from repo2env.core.errors import GitError
 from repo2env.core.limits import MEMORY_MB
+from repo2env.graders import runtime_verifier
 
 FORMATS = ("harbor-1.0", "harbor-1.3")
 WORKSPACE = "/workspace"
@@ -158,9 +160,10 @@ def convert(stage: BundleStage, layout: SplitLayout) -> None:
     if layout.grader_config:
         path = root / "tests" / layout.grader_config
         config = json.loads(path.read_text())
-        config.update({"prepared": True, "test_patch": None, "config_patch": None, "restore_paths": [],
-                       "remove_paths": []})
+        config.update({"prepared": True, "overlay": {}})  # the verifier's copy is already as graded
         stage.write_text(f"tests/{layout.grader_config}", json.dumps(config, indent=1) + "\n")
+        shutil.rmtree(root / "tests" / runtime_verifier.OVERLAY_DIR, ignore_errors=True)
+        restamp(root)
     grader_files = sorted(p.name for p in (root / "tests").iterdir() if p.name not in _BUILD_ONLY)
     strip = templates.read("strip_repository.sh")
     stage.write_text("environment/strip_repository.sh", strip, executable=True)

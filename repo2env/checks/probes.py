@@ -7,9 +7,13 @@ when every attack scores at most its nop reward (0.0, or a graded task's measure
 alternative scores 1.0. Checks (``history``, ``filesystem``) run no verifier: they report what they found, and
 anything found counts as reward 1.0.
 
-Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or replacement, history and file-system
-digging, pipeline-specific (equivalence_tests: reading the grader's files, delegating to the original), and the
-valid alternative (the reference with locals renamed and reformatted by ``ast.unparse``).
+Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or replacement, programs the grader
+would run (configured through git, an interpreter replaced on PATH), grading inputs rewritten after upload by a
+process left running, a grader made to hang (a FIFO and a huge sparse file in site-packages), the code under test
+rewriting its own verdict (appended to the package's own source: flip every outcome, exit early with success,
+rewrite the result file, flip only the graded tests), history and file-system digging, pipeline-specific
+(equivalence_tests: reading the grader's files, delegating to the original), and the valid alternative (the
+reference with locals renamed and reformatted by ``ast.unparse``).
 
 The material the scripts read is staged in ``/tmp/r2e-probe``: ``targets.txt`` (the grading tests' files),
 ``ids.txt`` (their node ids), ``gold_lines.txt`` (lines the reference adds, at least 16 characters),
@@ -36,7 +40,7 @@ from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
 from repo2env.environment.task_image import egress_hosts
 
-PROBES_VERSION = "1"
+PROBES_VERSION = "2"
 MATERIAL = "/tmp/r2e-probe"
 MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
 
@@ -71,13 +75,21 @@ PROBES = (
     Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",)),
     Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",)),
     Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",)),
+    Probe("git_config_program", "grader_programs", "git_config_program.sh", ("runtime",)),
+    Probe("path_interpreter", "grader_programs", "path_interpreter.sh", ("runtime", "eqv")),
+    Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
+    Probe("fifo_site_packages", "grader_hang", "fifo_site_packages.sh", ("runtime", "eqv")),
+    Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",)),
+    Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",)),
+    Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",)),
+    Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",)),
     Probe("history", "history_digging", "history_check.py", ALL, check=True),
     Probe("filesystem", "history_digging", "filesystem_check.py", ALL, check=True),
     Probe("eqv_read_tests", "pipeline", "eqv_read_tests.sh", ("eqv",)),
     Probe("eqv_delegate", "pipeline", "eqv_delegate.sh", ("eqv",)),
     Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True),
 )
-HELPERS = ("evil_plugin.py", "alternative.py", "history_check.py", "filesystem_check.py")
+HELPERS = ("evil_plugin.py", "alternative.py", "history_check.py", "filesystem_check.py", "trivial_tests.py")
 
 
 @dataclass

@@ -166,14 +166,8 @@ def commit_date_iso(repo_path: Path | str, commit: str) -> str:
 def gitlinks(repo_path: Path | str, commit: str) -> list[tuple[str, str]]:
     """The submodules of ``commit``'s tree: ``(path, pinned commit sha)`` of every gitlink (mode 160000), sorted
     by path. Raises ``GitError`` for a missing commit."""
-    out = run_git(repo_path, "ls-tree", "-r", "-z", commit).decode("utf-8", "surrogateescape")
-    found = []
-    for entry in out.split("\0"):
-        meta, _, path = entry.partition("\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[0] == "160000":
-            found.append((path, parts[2]))
-    return sorted(found)
+    return sorted((path, entry.split()[1]) for path, entry in ls_tree_entries(repo_path, commit).items()
+                  if entry.startswith("160000 "))
 
 
 def _submodule_names(repo_path: Path | str, commit: str) -> dict[str, str]:
@@ -235,3 +229,16 @@ def export_submodules(source: Path | str, commit: str, dest: Path) -> list[str]:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(target, filter="tar")
     return missing
+
+
+def ls_tree_entries(repo_path: Path | str, commit: str) -> dict[str, str]:
+    """Every entry of ``commit``'s tree: path -> ``"<mode> <object id>"`` (blobs, symlinks ``120000``, gitlinks
+    ``160000``). Raises ``GitError`` for a missing commit."""
+    out = run_git(repo_path, "ls-tree", "-r", "-z", "--full-tree", commit).decode("utf-8", "surrogateescape")
+    entries = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3:
+            entries[path] = f"{parts[0]} {parts[2]}"
+    return entries

@@ -35,6 +35,7 @@ class SkipReason(StrEnum):
     TEST_RUN_FAILED = "test_run_failed"
     NO_FAIL_TO_PASS = "no_fail_to_pass"
     SUBMODULE_MISSING = "submodule_missing"
+    TEST_ENVIRONMENT_BROKEN = "test_environment_broken"
     INSTRUCTION_TOO_THIN = "instruction_too_thin"
     ORACLE_FAILED = "oracle_failed"
     NOP_FAILED = "nop_failed"
@@ -67,6 +68,8 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build",
     SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",
     SkipReason.NO_FAIL_TO_PASS: "no test fails before the fix and passes after it, consistently",
+    SkipReason.TEST_ENVIRONMENT_BROKEN: "a test module cannot be imported in any run, even with the fix (a missing "
+                                         "test dependency or data file): the environment is broken, not the code",
     SkipReason.SUBMODULE_MISSING: "the tests need a submodule the source clone has not initialised (run `git "
                                    "submodule update --init` there)",
     SkipReason.INSTRUCTION_TOO_THIN: "after leak stripping the instruction is too short to act on",

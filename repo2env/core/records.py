@@ -114,6 +114,7 @@ class TestRun(Record):
     label: Literal["before", "after"]
     outcomes: dict[str, Literal["passed", "failed", "error", "skipped"]]
     collection_errors: tuple[str, ...]
+    collection_messages: dict[str, str] = Field(default_factory=dict)  # file -> the error that stopped it
     exit_code: int
     seconds: float
 

@@ -12,8 +12,8 @@ from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import TestRun
 from repo2env.environment.containers import TaskContainer
 
-RESULT_PATH = "/tmp/r2e-junit.xml"
-PREPARE_FAILED = 3  # the test command's exit code (verifier.py run's) when the test patch does not apply
+RESULT_PATH = "/tmp/r2e-results.json"
+PREPARE_FAILED = 3  # the test command's exit code when the test files cannot be put in place
 
 
 class PatchDoesNotApply(TestRunError):
@@ -51,9 +51,9 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
         code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60)
         if code == PREPARE_FAILED:
             raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
-        xml = box.read_file(RESULT_PATH)
-        if xml is None:
+        results = box.read_file(RESULT_PATH)
+        if results is None:
             raise TestRunError(f"the test runner wrote no results ({_why(code, out)}): {out.strip()[-300:]}")
-    outcomes, collection_errors = language.parse_results(xml.decode("utf-8", errors="replace"))
-    return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors), exit_code=code,
-                   seconds=round(seconds, 3))
+    outcomes, collection_errors, messages = language.parse_results(results.decode("utf-8", errors="replace"))
+    return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors),
+                   collection_messages=messages, exit_code=code, seconds=round(seconds, 3))

@@ -3,8 +3,11 @@
 environment variables), so nothing the agent planted runs inside the grader itself.
 
 ``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter) as
-``{"roots": [...], "files": {path: sha256[:16]}}``, ``__pycache__`` left out (the test run reads no cached
-bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). Recorded when the task is generated
+``{"roots": [...], "files": {path: digest}, "executable": path}``, ``__pycache__`` left out (the test run reads no
+cached bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). It cannot hang: only regular files are opened
+(a FIFO, socket or device is recorded by its kind), and of a file larger than ``FULL_DIGEST_BYTES`` only the
+first ``FULL_DIGEST_BYTES`` are read (its size is part of the digest), so a huge sparse file costs no more than a
+small one. Recorded when the task is generated
 (``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
 grader then scores 0 without running a test.
 
@@ -13,15 +16,19 @@ grader then scores 0 without running a test.
 as Harbor starts it) is killed, so nothing the agent or the tests started (say, a daemon waiting to overwrite the
 reward, which ends up a younger child of pid 1) outlives them.
 
-``python3 env_guard.py snapshot`` prints the snapshot as JSON.
+``python3 env_guard.py snapshot`` prints the snapshot as JSON; ``python3 env_guard.py kill-strays`` kills the
+strays (test.sh runs it when the grader ran out of time).
 """
 
 import hashlib
 import json
 import os
 import signal
+import stat
 import sys
 import sysconfig
+
+FULL_DIGEST_BYTES = 32 << 20  # files up to 32 MiB are read whole; of larger ones, this many bytes and the size
 
 
 def roots():
@@ -39,12 +46,37 @@ def roots():
     return sorted(r for r in found if not any(r != o and r.startswith(o + os.sep) for o in found))
 
 
-def _digest(path):
+def _digest(path, size):
+    """sha256[:16] of a regular file's bytes (at most ``FULL_DIGEST_BYTES`` of them, plus the size when larger).
+    Opened with O_NONBLOCK|O_NOFOLLOW so that a file swapped for a FIFO or a symlink meanwhile cannot block."""
     h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "special"
+        left = FULL_DIGEST_BYTES
+        while left > 0:
+            block = os.read(fd, min(1 << 20, left))
+            if not block:
+                break
             h.update(block)
+            left -= len(block)
+    finally:
+        os.close(fd)
+    if size > FULL_DIGEST_BYTES:
+        h.update(b"size:%d" % size)
     return h.hexdigest()[:16]
+
+
+def _entry(path):
+    """What the snapshot records of one directory entry, without following it or opening anything irregular."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return "link:" + os.readlink(path)
+    if stat.S_ISREG(info.st_mode):
+        return _digest(path, info.st_size)
+    return "special:%o" % stat.S_IFMT(info.st_mode)
 
 
 # Installer bookkeeping in *.dist-info that never runs and that installers rewrite (uv's cache stamp differed
@@ -57,19 +89,20 @@ def snapshot():
     files = {}
     for root in roots():
         for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # recorded, never followed
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and d not in links)
             bookkeeping = folder.endswith(".dist-info")
-            for name in names:
+            for name in names + links:
                 if bookkeeping and name in BOOKKEEPING:
                     continue
                 path = os.path.join(folder, name)
                 try:
-                    files[path] = ("link:" + os.readlink(path)) if os.path.islink(path) else _digest(path)
+                    files[path] = _entry(path)
                 except OSError:
                     files[path] = "unreadable"
     exe = os.path.realpath(sys.executable)
-    files[exe] = _digest(exe)
-    return {"roots": roots(), "files": files}
+    files[exe] = _entry(exe)
+    return {"roots": roots(), "files": files, "executable": exe}
 
 
 def compare(recorded):
@@ -139,5 +172,8 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["snapshot"]:
         sys.stdout.write(json.dumps(snapshot(), sort_keys=True))
         sys.exit(0)
-    sys.stderr.write("usage: env_guard.py snapshot\n")
+    if sys.argv[1:] == ["kill-strays"]:
+        kill_strays()
+        sys.exit(0)
+    sys.stderr.write("usage: env_guard.py snapshot | kill-strays\n")
     sys.exit(2)

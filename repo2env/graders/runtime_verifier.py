@@ -2,34 +2,60 @@
 
 This one module serves two places, byte for byte (a test asserts the copy is identical):
 
-* the generator imports it to read the JUnit XML of its FAIL_TO_PASS / PASS_TO_PASS runs;
-* every runtime bundle ships it as ``tests/verifier.py``; ``tests/test.sh`` runs
-  ``python3 /tests/verifier.py grade`` inside the task container (Harbor uploads ``tests/`` to ``/tests``).
+* the generator imports it (node ids, scoring, the inputs digest) and runs it in task containers for the
+  FAIL_TO_PASS / PASS_TO_PASS runs (``run``);
+* every runtime bundle ships it as ``tests/verifier.py``; ``tests/test.sh`` runs ``verifier.py grade`` inside the
+  task container (Harbor uploads ``tests/`` to ``/tests``), or in the separate verifier container (schema 1.3).
 
-It must run on any Python 3.6+ the task image carries, so it avoids newer syntax. In a bundle, ``test.sh`` runs it as
-``python3 -I -S`` (nothing from site-packages, ``.pth`` files or the environment), and ``env_guard.py`` ships
-beside it: the grade fails closed (reward 0, the reason in the details) when the Python environment differs from
-``python_env.json`` recorded at generation, and every process the tests left behind is killed before the
-reward is written.
+It must run on any Python 3.6+ the task image carries, so it avoids newer syntax. ``test.sh`` starts it as
+``<the interpreter recorded at generation, by absolute path> -I -S`` (nothing from site-packages, ``.pth`` files or
+the environment) under a time limit below Harbor's verifier timeout, and writes a reward of 0 whatever happens.
 
-Commands (``python3 verifier.py COMMAND --tests-dir DIR``), both reading ``DIR/config.json``:
+What ``grade`` trusts, and in what order (the agent was root in this container and may have left processes,
+configuration and programs behind; the code under test is the agent's):
 
-``run``   prepare the workspace, run pytest on ``config["run_targets"]`` and leave the JUnit XML at ``--junit``.
-``grade`` prepare the workspace, run exactly the FAIL_TO_PASS + PASS_TO_PASS node ids of ``DIR/f2p.json`` and
-          ``DIR/p2p.json``, and write the reward (1.0 when every one passed, else 0.0) to
-          ``--logs-dir/reward.txt`` (Harbor's reward file), details to ``reward-details.json`` beside it.
+1. Every process outside the container's main chain is killed first (``env_guard.kill_strays``), before any input
+   is read. Then every grading input (``INPUT_FILES`` and the overlay) is read once into memory and its digest
+   compared with the one ``test.sh`` carries (rendered at generation): inputs rewritten after upload grade 0.
+2. The Python environment is compared with ``python_env.json`` (``env_guard.compare``: regular files only, bounded
+   reads); any change grades 0 without running a test.
+3. The workspace is prepared without git (no program the agent can configure runs): every test file and test
+   configuration file is written from the overlay shipped in ``tests/overlay/`` (the bytes they must have), test
+   configuration files and modules shadowing an installed one that are not in the base commit's tree
+   (``base_files.json``) are removed, and a symlinked folder on the way to an overlay file is replaced by a folder.
+4. Fresh sentinel tests are planted in the graded test files: copies of real tests whose expectation is perturbed,
+   under plausible names, different on every run. An honest run reports each as failed.
+5. pytest runs the graded test files (never node ids on its command line) as user ``nobody`` with no new
+   privileges; the grading inputs and the reward folder are root-only while it runs, so the code under test can
+   neither read which tests are graded nor write the reward.
+6. The processes the tests left are killed; outcomes are read from the JUnit XML. Reward 1.0 only when every
+   FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported, as failed: a runner that reports a
+   sentinel passed (or leaves it out) has been tampered with, and the reward is 0 with the reason in the details.
+   Changed source files that touch runner internals are flagged in the details (``audit``), not scored.
 
-``config.json`` keys: ``workspace`` (repository path), ``base_commit`` (40-hex sha), ``test_patch`` (file name in
-the tests dir), ``config_patch`` (file name or null: the reference patch's changes to test configuration files),
-``restore_paths`` (paths checked out from the base commit before the test patch is applied), ``remove_paths``
-(paths the test patch creates), ``run_targets`` (pytest arguments for ``run``), ``timeout_sec``, and
-``prepared`` (true in a schema 1.3 verifier image: its copy of the repository already holds the hidden tests and
-has no git, so nothing is reset or applied; only the agent's artifacts reach it).
+Commands (``python3 verifier.py COMMAND --tests-dir DIR``), reading ``DIR/config.json``:
+
+``run``   prepare the workspace, run pytest on ``config["run_targets"]``, parse the JUnit XML here (node ids are
+          resolved against the workspace) and write ``{"outcomes", "collection_errors", "collection_messages",
+          "exit_code", "seconds", "log_tail"}`` as JSON to ``--results``.
+``grade`` the steps above; the reward (1.0 or 0.0) goes to ``--logs-dir/reward.txt`` (Harbor's reward file), the
+          details to ``reward-details.json`` beside it.
+``plugins`` the pytest plugin modules installed (entry points ``pytest11``), as JSON.
+
+``config.json`` keys: ``workspace``, ``base_commit`` (40-hex sha, provenance only), ``overlay`` (``{"write":
+{path: mode}, "delete": [paths]}``, the files of ``DIR/overlay/``), ``run_targets`` (test files), ``timeout_sec``
+(pytest's), ``pytest_plugins``, ``sentinels`` (how many to plant, default 3), ``runner_user`` (uid, default 65534
+``nobody``; ``null`` runs pytest as the grader's user), and ``prepared`` (true in a schema 1.3 verifier image: its
+copy already holds the hidden tests, so the workspace is not reset).
 """
 
 import argparse
+import ast
+import hashlib
 import json
 import os
+import random
+import re
 import shutil
 import subprocess
 import sys
@@ -48,10 +74,19 @@ OUTCOME_RANK = {"error": 3, "failed": 2, "skipped": 1, "passed": 0}
 # Files that configure pytest: an agent could plant or edit them to force outcomes, so the verifier resets them.
 TEST_CONFIG_NAMES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", ".pytest.ini")
 REWARD_FILES = ("reward.txt", "reward.json", "reward-details.json")
-# Above this many characters of node ids, grading passes the test files instead (argv limits); outcomes are
-# still read per node id, so the reward is the same.
-MAX_ID_ARGV_CHARS = 100000
+# The grading inputs: read once, digested, and the digest compared with the one test.sh carries.
+INPUT_FILES = ("config.json", "f2p.json", "p2p.json", "base_files.json", "python_env.json")
+OVERLAY_DIR = "overlay"
+RUNNER_UID = 65534  # nobody
+DEFAULT_SENTINELS = 3
+# Changed source lines that reach into the test runner or the interpreter's hooks: flagged in the details.
+AUDIT_PATTERNS = ("_pytest", "pytest_runtest", "pytest_report", "TestReport", "junitxml", "sys.settrace",
+                  "sys.setprofile", "os._exit", "atexit", "builtins", "sys.modules[", "unittest.result")
+SENTINEL_WORDS = ("again", "roundtrip", "edge", "regression", "repeated", "boundary", "mixed", "nested", "empty",
+                  "large", "unicode", "copy", "default", "explicit", "twice", "order", "reuse", "variant")
 
+
+# --- node ids -------------------------------------------------------------------------------------------------
 
 def _module_prefix(path):
     """'tests/test_x.py' -> 'tests.test_x' (pytest's junitxml mangling of a file path)."""
@@ -64,13 +99,22 @@ def _module_path(dotted):
     return dotted.replace(".", "/") + ".py"
 
 
-def testcase_node_id(classname, name, file_attr):
-    """Rebuild pytest's node id from one JUnit ``<testcase>`` (xunit1 family, which carries ``file``).
+def testcase_node_id(classname, name, file_attr, workspace=None):
+    """Rebuild pytest's node id from one JUnit ``<testcase>`` (xunit1 family).
 
-    pytest writes ``classname`` as the dotted module path plus any class names and ``name`` as the function name
-    with its parametrize id, so ``tests/t.py::TestA::test_x[a b]`` becomes classname ``tests.t.TestA`` and name
-    ``test_x[a b]``. Returns the node id, e.g. ``"tests/t.py::TestA::test_x[a b]"``.
+    pytest derives ``classname`` from the node id (the test file's path with ``/`` as ``.`` and no ``.py``, then
+    the class names) and ``name`` is the function with its parametrize id: ``tests/t.py::TestA::test_x[a b]`` is
+    classname ``tests.t.TestA``, name ``test_x[a b]``. The ``file`` attribute is where the function is *defined*,
+    which for an inherited test method (``TestChild(Base)``, ``Base`` in another module) is not the file pytest
+    collected it from, so the file comes from the classname: the longest dotted prefix that is a ``.py`` file
+    under ``workspace`` when one is given, else ``file`` when it matches, else the whole classname.
     """
+    parts = classname.split(".") if classname else []
+    if workspace is not None:
+        for cut in range(len(parts), 0, -1):
+            candidate = "/".join(parts[:cut]) + ".py"
+            if os.path.isfile(os.path.join(workspace, candidate)):
+                return "::".join([candidate] + parts[cut:] + [name])
     if file_attr:
         prefix = _module_prefix(file_attr)
         if classname == prefix:
@@ -78,17 +122,16 @@ def testcase_node_id(classname, name, file_attr):
         if classname.startswith(prefix + "."):
             classes = classname[len(prefix) + 1:].split(".")
             return file_attr + "::" + "::".join(classes) + "::" + name
-    # No usable file attribute: take the longest dotted prefix as the module (a best effort).
-    parts = classname.split(".")
     return _module_path(".".join(parts)) + "::" + name if parts and parts[0] else name
 
 
-def parse_junit(xml_text):
+def parse_junit(xml_text, workspace=None, messages=None):
     """Parse pytest JUnit XML into ``(outcomes, collection_errors)``.
 
     ``outcomes`` maps node id -> one of ``passed``, ``failed``, ``error``, ``skipped`` (worst per node id);
-    ``collection_errors`` lists the test file paths whose collection failed (their tests are absent).
-    Raises ``ValueError`` when the text is not JUnit XML.
+    ``collection_errors`` lists the test file paths whose collection failed (their tests are absent). When
+    ``messages`` is a dict it receives the first line of each collection error (file -> message). Raises
+    ``ValueError`` when the text is not JUnit XML.
     """
     try:
         root = ET.fromstring(xml_text)
@@ -109,37 +152,86 @@ def parse_junit(xml_text):
             outcome = "passed"
         if not classname and outcome == "error":
             # A collection report: pytest names it after the module ("tests.test_x").
-            collection_errors.append(case.get("file") or _module_path(name))
+            path = case.get("file") or _module_path(name)
+            collection_errors.append(path)
+            if messages is not None:
+                error = case.find("error")
+                text = (error.get("message") or error.text or "").strip()
+                messages.setdefault(path, _last_error_line(text))
             continue
-        node_id = testcase_node_id(classname, name, case.get("file"))
+        node_id = testcase_node_id(classname, name, case.get("file"), workspace)
         previous = outcomes.get(node_id)
         if previous is None or OUTCOME_RANK[outcome] > OUTCOME_RANK[previous]:
             outcomes[node_id] = outcome
     return outcomes, sorted(set(collection_errors))
 
 
-def _git(workspace, *args):
-    env = dict(os.environ, GIT_NO_REPLACE_OBJECTS="1", GIT_TERMINAL_PROMPT="0")
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", "-C", workspace]
-    return subprocess.run(cmd + list(args), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+def _last_error_line(text):
+    """The line of a collection error that names the exception (``E   ModuleNotFoundError: ...``)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    named = [line for line in lines if re.match(r"^(E\s+)?\w+(Error|Exception)\b", line)]
+    return (named[-1] if named else (lines[-1] if lines else ""))[:300]
 
 
-def _check(result, what):
-    if result.returncode != 0:
-        raise RuntimeError("%s failed: %s" % (what, result.stdout.strip()[-2000:]))
+# --- inputs ---------------------------------------------------------------------------------------------------
+
+def _read_bytes(tests_dir, rel):
+    path = os.path.join(tests_dir, rel)
+    if not os.path.isfile(path) or os.path.islink(path):
+        return None
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
-def _untracked_test_config(workspace):
-    """Untracked (including ignored) files named like test configuration, e.g. a planted conftest.py."""
-    listed = _git(workspace, "ls-files", "--others", "-z")
-    _check(listed, "git ls-files")
-    return [p for p in listed.stdout.split("\0") if p and os.path.basename(p) in TEST_CONFIG_NAMES]
+def read_inputs(tests_dir):
+    """Every grading input, read once: ``{"config", "f2p", "p2p", "base_files", "python_env", "overlay"
+    (path -> bytes), "digest"}``. ``digest`` (sha256 hex) covers the bytes of ``INPUT_FILES`` present and of the
+    overlay files, in a fixed order; the generator computes the same with ``inputs_digest``."""
+    raw = {name: _read_bytes(tests_dir, name) for name in INPUT_FILES}
+    if raw["config.json"] is None:
+        raise RuntimeError("config.json is missing from the tests folder")
+    config = json.loads(raw["config.json"].decode("utf-8"))
+    overlay = {}
+    for rel in sorted((config.get("overlay") or {}).get("write", {})):
+        data = _read_bytes(tests_dir, OVERLAY_DIR + "/" + rel)
+        if data is None:
+            raise RuntimeError("overlay file %s is missing from the tests folder" % rel)
+        overlay[rel] = data
+    digest = hashlib.sha256()
+    for name in INPUT_FILES:
+        digest.update(name.encode() + b"\0" + (b"-" if raw[name] is None else b"+" + raw[name]) + b"\0")
+    for rel in sorted(overlay):
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0" + overlay[rel] + b"\0")
+
+    def loaded(name, default):
+        return json.loads(raw[name].decode("utf-8")) if raw[name] is not None else default
+
+    return {"config": config, "f2p": list(loaded("f2p.json", [])), "p2p": list(loaded("p2p.json", [])),
+            "base_files": loaded("base_files.json", None), "python_env": loaded("python_env.json", None),
+            "overlay": overlay, "digest": digest.hexdigest()}
+
+
+def inputs_digest(tests_dir):
+    """The digest ``read_inputs`` computes for the bundle's ``tests_dir`` (the one rendered into test.sh)."""
+    return read_inputs(tests_dir)["digest"]
+
+
+# --- the workspace, without git -------------------------------------------------------------------------------
+
+def _walk(workspace):
+    """Relative paths of the files and symlinks under ``workspace``, never following a symlink, ``.git`` left
+    out."""
+    for folder, dirs, names in os.walk(workspace):
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+        dirs[:] = sorted(d for d in dirs if d != ".git" and d not in links)
+        rel_folder = os.path.relpath(folder, workspace)
+        for name in sorted(names + links):
+            yield name if rel_folder == "." else rel_folder + "/" + name
 
 
 def _shadowing_names():
-    """Top-level module names an untracked file in the workspace must not shadow: the standard library's and
-    those installed in site-packages (pytest first among them)."""
+    """Top-level module names a file in the workspace must not shadow: the standard library's and those installed
+    in site-packages (pytest first among them)."""
     names = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
     for root in env_guard.roots():
         try:
@@ -154,62 +246,175 @@ def _shadowing_names():
     return names
 
 
-def _untracked_shadowing(workspace):
-    """Untracked modules in the workspace that would replace a standard or installed one (``json.py``,
-    ``pytest/``): a ``.py`` file, or a package's ``__init__.py``, named like such a module, in a folder that is
-    not itself a package. Those folders are the ones ``python -m pytest`` and pytest's default import mode put
-    first on ``sys.path`` (the workspace, test folders); a package's own submodules never shadow anything."""
-    listed = _git(workspace, "ls-files", "--others", "-z")
-    _check(listed, "git ls-files")
+def planted_files(workspace, base_files, overlay_paths):
+    """Files not in the base commit's tree (``base_files``) nor written by the overlay that would change how the
+    tests run: test configuration files (``conftest.py``, ``pytest.ini``, ...) anywhere, and modules that would
+    replace a standard or installed one (``json.py``, ``pytest/__init__.py``) in a folder that is not a package
+    (the folders ``python -m pytest`` and pytest's default import mode put first on ``sys.path``). Returns the
+    paths to remove (a shadowing package as its folder), sorted."""
+    known = set(base_files or {}) | set(overlay_paths)
     names = _shadowing_names()
     found = set()
-    for rel in listed.stdout.split("\0"):
+    for rel in _walk(workspace):
+        if rel in known:
+            continue
         parts = rel.split("/")
-        if not rel or not parts[-1].endswith(".py"):
+        if parts[-1] in TEST_CONFIG_NAMES:
+            found.add(rel)
+            continue
+        if not parts[-1].endswith(".py"):
             continue
         if parts[-1] == "__init__.py" and len(parts) > 1:
-            module, folder = parts[-2], parts[:-2]
-            target = "/".join(parts[:-1])
+            module, folder, target = parts[-2], parts[:-2], "/".join(parts[:-1])
         else:
-            module, folder = parts[-1][:-3], parts[:-1]
-            target = rel
+            module, folder, target = parts[-1][:-3], parts[:-1], rel
         if module in names and not os.path.isfile(os.path.join(workspace, *(folder + ["__init__.py"]))):
             found.add(target)
     return sorted(found)
 
 
-def prepare_workspace(config, tests_dir):
-    """Reset test files and test configuration to the base commit, then apply the hidden test patch.
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.remove(path)
 
-    Order: remove files the test patch creates, planted (untracked) test configuration and untracked modules
-    that would shadow a standard or installed one; check out
-    ``restore_paths`` from the base commit; apply ``config_patch`` then ``test_patch`` with ``git apply``.
-    Raises ``RuntimeError`` naming the git step that failed. Does nothing when ``config["prepared"]``.
-    """
+
+def _real_parents(workspace, rel):
+    """Make every folder on the way to ``rel`` a real folder: a symlink there (the agent's) is replaced by an empty
+    folder, so the file written next is the one pytest reads and no planted file comes along."""
+    current = workspace
+    for part in rel.split("/")[:-1]:
+        current = os.path.join(current, part)
+        if os.path.islink(current) or (os.path.lexists(current) and not os.path.isdir(current)):
+            os.remove(current)
+        if not os.path.isdir(current):
+            os.mkdir(current)
+
+
+def prepare_workspace(inputs):
+    """Reset the test files and test configuration to the bytes they must have for grading (module docstring,
+    step 3). Does nothing when ``config["prepared"]`` (a schema 1.3 verifier image). Raises ``OSError``."""
+    config = inputs["config"]
     if config.get("prepared"):
         return
     ws = config["workspace"]
-    for rel in list(config.get("remove_paths", [])) + _untracked_test_config(ws):
+    overlay = config.get("overlay") or {}
+    modes = overlay.get("write", {})
+    for rel in planted_files(ws, inputs["base_files"], list(modes) + list(overlay.get("delete", []))):
+        _remove(os.path.join(ws, rel))
+    for rel in overlay.get("delete", []):
+        _real_parents(ws, rel)
+        _remove(os.path.join(ws, rel))
+    for rel, data in inputs["overlay"].items():
+        _real_parents(ws, rel)
         path = os.path.join(ws, rel)
-        if os.path.isdir(path) and not os.path.islink(path):
-            continue
-        if os.path.lexists(path):
-            os.remove(path)
-    for rel in _untracked_shadowing(ws):
-        path = os.path.join(ws, rel)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path)
-        elif os.path.lexists(path):
-            os.remove(path)
-    restore = list(config.get("restore_paths", []))
-    if restore:
-        _check(_git(ws, "checkout", config["base_commit"], "--", *restore), "restoring test files")
-    for key in ("config_patch", "test_patch"):
-        name = config.get(key)
-        if name:
-            patch = os.path.join(tests_dir, name)
-            _check(_git(ws, "apply", "--binary", "--whitespace=nowarn", patch), "applying " + name)
+        _remove(path)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        os.chmod(path, int(modes.get(rel, "644"), 8))
 
+
+# --- sentinels ------------------------------------------------------------------------------------------------
+
+def _perturbed(value):
+    """A different constant of the same kind, or None when there is no sure way to make one."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value + 1.5
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, bytes):
+        return value + b"x"
+    return None
+
+
+class _LastEquality(ast.NodeVisitor):
+    def __init__(self):
+        self.found = None
+
+    def visit_Assert(self, node):
+        test = node.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            for side in (test.comparators[0], test.left):
+                if isinstance(side, ast.Constant) and _perturbed(side.value) is not None:
+                    self.found = side
+        self.generic_visit(node)
+
+
+def sentinel_source(function_source, new_name):
+    """A copy of a test function (the source of a module-level ``def test_*``) named ``new_name`` whose last
+    ``assert <x> == <constant>`` expects a different constant, so that it fails however the code under test
+    behaves; without such an assert (or on a Python without ``ast.unparse``) a failing check in the same style is
+    appended. Returns the source."""
+    if hasattr(ast, "unparse"):
+        tree = ast.parse(function_source)
+        func = tree.body[0]
+        func.name = new_name
+        finder = _LastEquality()
+        finder.visit(func)
+        if finder.found is not None:
+            finder.found.value = _perturbed(finder.found.value)
+            ast.fix_missing_locations(tree)
+            return ast.unparse(tree)
+    lines = function_source.rstrip().splitlines()
+    lines[0] = re.sub(r"def\s+\w+", "def " + new_name, lines[0], count=1)
+    body = [line for line in lines[1:] if line.strip()]
+    indent = re.match(r"\s*", body[0]).group(0) if body else "    "
+    lines.append("%sassert len(%r) == %d" % (indent, new_name, len(new_name) + 1))
+    return "\n".join(lines)
+
+
+def _test_functions(source):
+    """Module-level ``def test_*`` functions of a test module that are not decorated (parametrized): (name,
+    source)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines = source.splitlines(True)
+    found = []
+    nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    for node, after in zip(nodes, nodes[1:] + [None]):
+        if node.name.startswith("test") and not node.decorator_list:
+            end = getattr(node, "end_lineno", None) or (after.lineno - 1 if after else len(lines))
+            found.append((node.name, "".join(lines[node.lineno - 1:end])))
+    return found
+
+
+def plant_sentinels(workspace, files, count, rng):
+    """Append up to ``count`` sentinel tests (``sentinel_source``) to the test ``files`` (relative paths), one
+    per file, each copied from a test of its own file under a fresh plausible name (``<that test>_<word>``);
+    a file without a plain module-level test function gets a failing check named after the file. Returns their
+    node ids."""
+    hosts = sorted(set(rel for rel in files if rel.endswith(".py") and os.path.isfile(os.path.join(workspace, rel))))
+    rng.shuffle(hosts)
+    planted = []
+    for rel in hosts[:count]:
+        path = os.path.join(workspace, rel)
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            source = fh.read()
+        taken = set(re.findall(r"def\s+(\w+)", source))
+        functions = _test_functions(source)
+        if functions:
+            name, body = functions[rng.randrange(len(functions))]
+        else:
+            stem = os.path.basename(rel)[:-3]
+            name = stem if stem.startswith("test") else "test_" + stem
+            body = "def %s():\n    assert %r == %r\n" % (name, stem, stem)
+        new_name = "%s_%s" % (name, rng.choice(SENTINEL_WORDS))
+        while new_name in taken:
+            new_name = "%s_%s" % (new_name, rng.choice(SENTINEL_WORDS))
+        with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write("\n\n" + sentinel_source(body, new_name) + "\n")
+        planted.append(rel + "::" + new_name)
+    return planted
+
+
+# --- the runner -----------------------------------------------------------------------------------------------
 
 def installed_plugins():
     """Modules of the pytest plugins installed as ``pytest11`` entry points, sorted (the set the task image had
@@ -224,21 +429,47 @@ def installed_plugins():
         return sorted(set(ep.module_name for ep in pkg_resources.iter_entry_points("pytest11")))
 
 
-def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None):
-    """Run pytest on ``targets`` (node ids or paths; empty = pytest's own discovery) writing JUnit XML.
+def _drop_privileges(uid):
+    """For the child: no new privileges (set-uid files do not elevate it), no groups, then ``uid``."""
+    def demote():
+        try:
+            import ctypes
+            ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+        except Exception:
+            pass
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    return demote
+
+
+def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None):
+    """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
+    ``junit_path``, with node ids relative to ``workspace`` (``--rootdir``).
 
     ``plugins``: when a list, plugin auto-loading is off and only these modules are loaded (``-p``), so a plugin
-    installed after generation (say, one that turns failures into passes) is never loaded.
+    installed after generation is never loaded; ``required_plugins`` of the project's configuration is cleared
+    (plugins loaded by ``-p`` carry no distribution, which it would count as missing). ``runner_uid``: when not
+    None and the grader is root, pytest runs as that user (HOME and TMPDIR in a fresh folder it owns).
     Returns ``(exit_code, seconds, log_tail)``; exit code 124 means the run hit ``timeout_sec``.
     """
     env = dict(os.environ)
-    env.pop("PYTEST_ADDOPTS", None)
-    env.pop("PYTEST_PLUGINS", None)
+    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
+        env.pop(name, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    pycache = tempfile.mkdtemp(prefix="r2e-pycache-")
-    env["PYTHONPYCACHEPREFIX"] = pycache  # cached bytecode planted next to a module is never read
+    scratch = tempfile.mkdtemp(prefix="r2e-run-")
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")  # cached bytecode planted beside a module is never read
+    preexec = None
+    if runner_uid is not None and os.geteuid() == 0:
+        home = os.path.join(scratch, "home")
+        os.mkdir(home)
+        for path in (scratch, home, os.path.dirname(junit_path)):
+            os.chown(path, runner_uid, runner_uid)
+        env.update(HOME=home, TMPDIR=home)
+        preexec = _drop_privileges(runner_uid)
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-           "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN", "--confcutdir=" + workspace]
+           "-o", "required_plugins=", "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN",
+           "--rootdir=" + workspace, "--confcutdir=" + workspace]
     if plugins is not None:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         for module in plugins:
@@ -246,30 +477,43 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None):
     start = time.time()
     try:
         proc = subprocess.run(cmd + list(targets), cwd=workspace, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout_sec)
+                              stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout_sec,
+                              preexec_fn=preexec)
         code, out = proc.returncode, proc.stdout
     except subprocess.TimeoutExpired as exc:
         code, out = 124, (exc.stdout or "") if isinstance(exc.stdout, str) else ""
-    shutil.rmtree(pycache, ignore_errors=True)
+    shutil.rmtree(scratch, ignore_errors=True)
     return code, time.time() - start, out[-4000:]
 
 
-def load_config(tests_dir):
-    with open(os.path.join(tests_dir, "config.json")) as fh:
-        return json.load(fh)
+def _runner_uid(config):
+    return config.get("runner_user", RUNNER_UID)
 
 
-def _load_ids(tests_dir, name):
-    with open(os.path.join(tests_dir, name)) as fh:
-        return list(json.load(fh))
+def _junit_dir():
+    folder = tempfile.mkdtemp(prefix="r2e-junit-")
+    return folder, os.path.join(folder, "junit.xml")
 
 
-def grade_targets(test_ids):
-    """The pytest arguments for grading: the node ids, or their files when the ids are too long for argv."""
-    if sum(len(t) + 1 for t in test_ids) <= MAX_ID_ARGV_CHARS:
-        return list(test_ids)
-    return sorted(set(t.split("::", 1)[0] for t in test_ids))
+def collect(workspace, junit_path, code, targets, tail):
+    """Outcomes of a run: ``(outcomes, collection_errors, messages)``. When pytest wrote no JUnit XML (a test
+    patch's conftest that imports what the fix adds makes it exit before collecting anything), every target file
+    counts as a collection error, with pytest's last error line as the message: SWE-bench counts such tests as
+    failing."""
+    messages = {}
+    if os.path.isfile(junit_path):
+        with open(junit_path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        try:
+            outcomes, errors = parse_junit(text, workspace, messages)
+            return outcomes, errors, messages
+        except ValueError:
+            pass
+    why = _last_error_line(tail) or "pytest exit %s, no JUnit XML" % code
+    return {}, sorted(targets), {t: why for t in targets}
 
+
+# --- grading --------------------------------------------------------------------------------------------------
 
 def score(outcomes, fail_to_pass, pass_to_pass):
     """Binary reward: 1.0 when every FAIL_TO_PASS and PASS_TO_PASS id passed, else 0.0; plus details."""
@@ -279,7 +523,45 @@ def score(outcomes, fail_to_pass, pass_to_pass):
     details = {"fail_to_pass_passed": f2p_ok, "fail_to_pass_total": len(fail_to_pass),
                "pass_to_pass_passed": p2p_ok, "pass_to_pass_total": len(pass_to_pass),
                "not_passed": missing[:50]}
-    return (1.0 if not missing else 0.0), details
+    return (1.0 if not missing and fail_to_pass else 0.0), details
+
+
+def grade_files(test_ids):
+    """The test files of node ids, sorted: what grading runs (never the ids themselves, which would tell the code
+    under test which tests are graded)."""
+    return sorted(set(t.split("::", 1)[0] for t in test_ids))
+
+
+def _blob_id(path):
+    """git's blob id of a file's bytes (sha1 of ``blob <size>\\0<bytes>``), computed without git."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def audit_changes(workspace, base_files, skip):
+    """Python files that differ from the base commit's (or are new), outside ``skip``, whose text names runner
+    internals or interpreter hooks (``AUDIT_PATTERNS``): ``{path: [patterns]}``. A flag for reviewers, never a
+    verdict (a repository that is itself a test-runner plugin trips it honestly)."""
+    if base_files is None:
+        return {}
+    flagged = {}
+    for rel in _walk(workspace):
+        if not rel.endswith(".py") or rel in skip or os.path.islink(os.path.join(workspace, rel)):
+            continue
+        path = os.path.join(workspace, rel)
+        entry = base_files.get(rel, "")
+        try:
+            if entry.endswith(_blob_id(path)):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(1 << 20)
+        except OSError:
+            continue
+        hits = [p for p in AUDIT_PATTERNS if p in text]
+        if hits:
+            flagged[rel] = hits
+    return dict(sorted(flagged.items())[:50])
 
 
 def _write_atomic(path, text):
@@ -289,54 +571,96 @@ def _write_atomic(path, text):
     os.replace(tmp, path)
 
 
+def _clear_rewards(logs):
+    if not os.path.isdir(logs):
+        os.makedirs(logs)
+    for name in REWARD_FILES:
+        _remove(os.path.join(logs, name))
+
+
+def _lock(paths):
+    """Make ``paths`` root-only while the tests run; returns their former modes."""
+    modes = {}
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path):
+            modes[path] = os.stat(path).st_mode & 0o7777
+            os.chmod(path, 0o700)
+    return modes
+
+
+def _unlock(modes):
+    for path, mode in modes.items():
+        try:
+            os.chmod(path, mode)
+        except OSError:
+            pass
+
+
 def cmd_run(args):
-    config = load_config(args.tests_dir)
+    inputs = read_inputs(args.tests_dir)
+    config = inputs["config"]
     try:
-        prepare_workspace(config, args.tests_dir)
-    except RuntimeError as exc:
+        prepare_workspace(inputs)
+    except OSError as exc:
         sys.stdout.write(json.dumps({"error": str(exc)}))
         return 3
-    code, seconds, tail = run_pytest(config["workspace"], config.get("run_targets", []), args.junit,
-                                     config.get("timeout_sec", 1800), config.get("pytest_plugins"))
-    sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds, "log_tail": tail}))
+    folder, junit = _junit_dir()
+    targets = config.get("run_targets", [])
+    code, seconds, tail = run_pytest(config["workspace"], targets, junit, config.get("timeout_sec", 1800),
+                                     config.get("pytest_plugins"), _runner_uid(config))
+    outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail)
+    shutil.rmtree(folder, ignore_errors=True)
+    result = {"outcomes": outcomes, "collection_errors": errors, "collection_messages": messages,
+              "exit_code": code, "seconds": seconds, "log_tail": tail}
+    _write_atomic(args.results, json.dumps(result))
+    sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds}))
     return 0
 
 
 def cmd_grade(args):
+    env_guard.kill_strays()  # first: nothing the agent left running acts from here on
     logs = args.logs_dir
-    if not os.path.isdir(logs):
-        os.makedirs(logs)
-    for name in REWARD_FILES:
-        path = os.path.join(logs, name)
-        if os.path.isdir(path) and not os.path.islink(path):
-            import shutil
-            shutil.rmtree(path)
-        elif os.path.lexists(path):
-            os.remove(path)
-    reward, details = 0.0, {}
+    _clear_rewards(logs)
+    reward, details, locked = 0.0, {}, {}
     try:
-        config = load_config(args.tests_dir)
-        f2p = _load_ids(args.tests_dir, "f2p.json")
-        p2p = _load_ids(args.tests_dir, "p2p.json")
-        recorded = os.path.join(args.tests_dir, "python_env.json")
-        if os.path.isfile(recorded):
-            with open(recorded) as fh:
-                changed = env_guard.compare(json.load(fh))
+        inputs = read_inputs(args.tests_dir)
+        if args.inputs_sha256 and inputs["digest"] != args.inputs_sha256:
+            raise RuntimeError("the grading inputs in %s are not the ones this task was generated with"
+                               % args.tests_dir)
+        config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
+        if not f2p:
+            raise RuntimeError("no FAIL_TO_PASS test to grade")
+        if inputs["python_env"] is not None:
+            changed = env_guard.compare(inputs["python_env"])
             if changed:
                 raise RuntimeError(changed)
-        prepare_workspace(config, args.tests_dir)
-        junit = os.path.join(tempfile.mkdtemp(prefix="r2e-junit-"), "junit.xml")
-        code, seconds, tail = run_pytest(config["workspace"], grade_targets(f2p + p2p), junit,
-                                         config.get("timeout_sec", 1800), config.get("pytest_plugins"))
+        ws = config["workspace"]
+        prepare_workspace(inputs)
+        files = grade_files(f2p + p2p)
+        rng = random.Random(os.urandom(16))
+        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), config.get("sentinels",
+                                                                                          DEFAULT_SENTINELS), rng)
+        folder, junit = _junit_dir()
+        locked = _lock([args.tests_dir, logs])
+        code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
+                                         config.get("pytest_plugins"), _runner_uid(config))
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
-        with open(junit) as fh:
-            outcomes, collection_errors = parse_junit(fh.read())
+        outcomes, errors, _ = collect(ws, junit, code, files, tail)
+        shutil.rmtree(folder, ignore_errors=True)
         reward, details = score(outcomes, f2p, p2p)
-        details.update({"pytest_exit_code": code, "seconds": round(seconds, 3),
-                        "collection_errors": collection_errors})
+        forged = [s for s in sentinels if outcomes.get(s) not in ("failed", "error")]
+        if forged:
+            reward = 0.0
+            details["tampering"] = "a sentinel test that must fail was reported %s: the runner's reporting was " \
+                                   "changed" % (outcomes.get(forged[0]) or "missing")
+        details.update({"pytest_exit_code": code, "seconds": round(seconds, 3), "collection_errors": errors,
+                        "sentinels": len(sentinels),
+                        "audit": audit_changes(ws, inputs["base_files"], set(inputs["overlay"]))})
         sys.stdout.write(tail + "\n")
     except Exception as exc:  # any failure grades 0: the reward file must always be written
         details = {"error": "%s: %s" % (type(exc).__name__, exc)}
+    finally:
+        _unlock(locked)
     _write_atomic(os.path.join(logs, "reward-details.json"), json.dumps(dict(details, reward=reward), indent=1))
     _write_atomic(os.path.join(logs, "reward.txt"), "%s\n" % reward)
     sys.stdout.write("reward: %s\n" % reward)
@@ -348,10 +672,11 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("run")
     run.add_argument("--tests-dir", required=True)
-    run.add_argument("--junit", required=True)
+    run.add_argument("--results", required=True)
     grade = sub.add_parser("grade")
     grade.add_argument("--tests-dir", required=True)
     grade.add_argument("--logs-dir", default="/logs/verifier")
+    grade.add_argument("--inputs-sha256", default=None)
     sub.add_parser("plugins")
     args = parser.parse_args(argv)
     if args.command == "plugins":

@@ -52,8 +52,9 @@ class Language(Protocol):
     def is_test_file(self, path: str) -> bool:
         """True for a file that belongs to the hidden test patch (tests, test data, test configuration)."""
 
-    def is_runnable_test_file(self, path: str) -> bool:
-        """True for a test file the runner collects tests from (the runs target these)."""
+    def is_runnable_test_file(self, path: str, text: str = "") -> bool:
+        """True for a test file the runner collects tests from (the runs target these); ``text`` is its content
+        at the head commit."""
 
     def install_recipe(self, repo_path: str, commit: str, override):
         """The ``InstallRecipe`` for ``commit`` (``override``: an ``environment.overrides.RepoEnvConfig`` or None).
@@ -66,8 +67,9 @@ class Language(Protocol):
         """The command (argv) run in the container that prepares the test files and runs the tests, writing
         structured results to ``result_path``."""
 
-    def parse_results(self, text: str) -> tuple[dict[str, str], list[str]]:
-        """``(outcomes by node id, ids of collection errors)`` from the structured results."""
+    def parse_results(self, text: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
+        """``(outcomes by node id, files whose collection failed, their error messages)`` from the structured
+        results the test command wrote."""
 
     def record_environment(self, client, image: str, stage, config: dict, report) -> None:
         """Record, in the ``BundleStage``'s ``tests/``, what the grader checks of the image (plugins, environment

@@ -13,7 +13,7 @@ from repo2env.bundles.hashing import content_hash
 from repo2env.bundles.stage import BundleStage
 from repo2env.bundles.task_toml import render_task_toml
 from repo2env.changes.patches import split_change
-from repo2env.core import gitrepo
+from repo2env.core import gitrepo, templates
 from repo2env.core.errors import InputError
 from repo2env.core.limits import AGENT_TIMEOUT_SEC
 from repo2env.core.metadata import Evaluation, Repo2EnvMetadata
@@ -66,3 +66,16 @@ def resolve_commit(repo: RepoRef, rev: str) -> str:
         return gitrepo.run_git(repo.path, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
     except Exception:
         raise InputError(f"{repo.path}: no branch or revision {rev!r}; pass an existing branch") from None
+
+
+def grader_budget(verifier_timeout_sec: float) -> int:
+    """Seconds ``test.sh`` gives the grader: 10 less than Harbor's verifier timeout, so that the grader's own
+    time limit, not Harbor's, ends a slow grade, and a reward of 0 is still written."""
+    return int(verifier_timeout_sec) - 10
+
+
+def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str = "python3", args: str = "") -> None:
+    """Write ``tests/test.sh`` (``templates/test.sh``): run ``tests/<grader>`` with the interpreter ``python``
+    (an absolute path where the environment recorded one) under ``budget`` seconds, ``args`` appended."""
+    stage.write_text("tests/test.sh", templates.render("test.sh", grader=grader, grader_budget=str(budget),
+                                                       python=python, grader_args=args), executable=True)

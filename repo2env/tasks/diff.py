@@ -24,7 +24,7 @@ from repo2env.environment.task_image import build_task_image, stage_environment
 from repo2env.graders import diff_verifier
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
-from repo2env.tasks.common import split_at, title_of, write_task
+from repo2env.tasks.common import grader_budget, split_at, title_of, write_task, write_test_sh
 from repo2env.tasks.runtime import stable_timeout
 
 VERIFIER_TIMEOUT_SEC = 120.0
@@ -96,7 +96,7 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
         stage.write_text("instruction.md", made.text)
         if image is not None:
             stage_environment(stage, image, pr.base_commit)
-            stage.write_text("tests/test.sh", templates.render("test.sh", grader="verifier.py"), executable=True)
+            write_test_sh(stage, "verifier.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC))
             stage.write_bytes("tests/verifier.py", graders.source("diff_verifier"))
             stage.write_bytes("tests/oracle.patch", whole.encode("utf-8", "surrogateescape"))
             stage.write_text("tests/instruction.md", made.text)

@@ -26,12 +26,18 @@ from repo2env.environment import images
 from repo2env.environment.selection import select_tests
 from repo2env.environment.task_image import TaskImage, build_task_image, stage_environment
 from repo2env.environment.testrun import PatchDoesNotApply, run_tests
+from repo2env.graders import runtime_verifier
+from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.leak_strip import build_instruction, is_too_thin
 from repo2env.instructions.make import make_instruction
-from repo2env.tasks.common import title_of, write_task
+from repo2env.tasks.common import grader_budget, title_of, write_task, write_test_sh
 
 RUN_TIMEOUT_SEC = 1800
+# What the grader enforces, told to the agent in every runtime task's instruction (its last paragraph).
+GRADER_RULES = ("Grading puts the repository's test files and test configuration back as they were and then runs its "
+                "tests in the Python environment as it is now, so fix the code itself: changes to test files are "
+                "undone, and installing, upgrading or removing a package grades 0.")
 
 
 @dataclass(frozen=True)
@@ -56,47 +62,66 @@ class RuntimeSpec:
     table_fields: dict = field(default_factory=dict)
 
 
-def run_targets(split: ChangeSplit, whole_suite: bool, language) -> list[str]:
-    """Test files the runs target: the test files the test patch touches and keeps that the language's runner
-    collects (empty = whole suite)."""
+def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
+    """Test files the runs target: the test files the test patch touches and keeps that hold tests by the
+    language's rule (their name, or their text at the head commit; empty = the whole suite)."""
     if whole_suite:
         return []
-    return [p for p in split.test_files if language.is_runnable_test_file(p) and p not in split.test_files_deleted]
+    kept = [p for p in spec.split.test_files if p not in spec.split.test_files_deleted]
+    return [p for p in kept if language.is_runnable_test_file(
+        p, gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "")]
 
 
-def _verifier_config(spec: RuntimeSpec, language, targets: list[str], has_config_patch: bool, timeout: int) -> dict:
-    base_files = set(gitrepo.ls_tree(spec.repo.path, spec.base_commit))
-    test_config = [f for f in base_files if PurePosixPath(f).name in language.test_config_names]
-    restore = sorted(set(f for f in spec.split.test_files if f in base_files) | set(test_config))
-    return {"workspace": "/workspace", "base_commit": spec.base_commit, "test_patch": "test.patch",
-            "config_patch": "config.patch" if has_config_patch else None, "restore_paths": restore,
-            "remove_paths": sorted(spec.split.test_files_created), "run_targets": targets, "timeout_sec": timeout}
+def grading_overlay(spec: RuntimeSpec, language) -> tuple[dict[str, tuple[bytes, str]], list[str]]:
+    """The files the grader writes before the tests run (path -> (bytes, octal mode)) and the ones it deletes:
+    every test file of the test patch and every test-configuration file the gold patch changes, as of the head
+    commit, and every other test-configuration file as of the base commit. The same state as the base commit with
+    the test patch and the gold patch's configuration changes applied, without git."""
+    repo, base, head = spec.repo.path, spec.base_commit, spec.head_commit
+    tree = gitrepo.ls_tree_entries(repo, base)
+    config_names = language.test_config_names
+    at_head = list(spec.split.test_files) + [p for p in spec.split.source_files + spec.split.docs_ci_files
+                                             if PurePosixPath(p).name in config_names]
+    write, delete = {}, []
+    head_tree = gitrepo.ls_tree_entries(repo, head)
+    for rel in at_head:
+        data = gitrepo.file_bytes(repo, head, rel)
+        if data is None:
+            delete.append(rel)
+        else:
+            write[rel] = (data, "755" if head_tree.get(rel, "").startswith("100755") else "644")
+    for rel, entry in tree.items():
+        if PurePosixPath(rel).name in config_names and rel not in write and rel not in delete \
+                and entry.startswith("100"):
+            write[rel] = (gitrepo.file_bytes(repo, base, rel), "755" if entry.startswith("100755") else "644")
+    return write, sorted(delete)
+
+
+def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, timeout: int) -> dict:
+    write, delete = overlay
+    return {"workspace": "/workspace", "base_commit": spec.base_commit,
+            "overlay": {"write": {rel: mode for rel, (_, mode) in sorted(write.items())}, "delete": delete},
+            "run_targets": targets, "timeout_sec": timeout}
 
 
 def _stage_files(stage: BundleStage, spec: RuntimeSpec, language, image: TaskImage, config: dict,
-                 config_patch: str) -> dict[str, str]:
+                 overlay: tuple) -> dict[str, str]:
     hosts = stage_environment(stage, image, spec.base_commit)
     stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
-    stage.write_text("tests/test.sh", templates.render("test.sh", grader="verifier.py"), executable=True)
     for name, data in language.grader_files().items():
         stage.write_bytes(f"tests/{name}", data)
     stage.write_bytes("tests/test.patch", spec.split.test_patch.encode("utf-8", "surrogateescape"))
-    if config_patch:
-        stage.write_bytes("tests/config.patch", config_patch.encode("utf-8", "surrogateescape"))
+    for rel, (data, _) in overlay[0].items():
+        stage.write_bytes(f"tests/{OVERLAY_DIR}/{rel}", data)
+    entries = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
+    stage.write_text("tests/base_files.json", json.dumps(entries, indent=0, sort_keys=True) + "\n")
     _write_config(stage, config)
     return hosts
 
 
 def _write_config(stage: BundleStage, config: dict) -> None:
     stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
-
-
-def _config_patch(spec: RuntimeSpec, language) -> str:
-    """The gold patch's changes to test configuration files (the verifier re-applies them after its reset)."""
-    paths = [p for p in spec.split.source_files + spec.split.docs_ci_files
-             if PurePosixPath(p).name in language.test_config_names]
-    return gitrepo.diff(spec.repo.path, spec.base_commit, spec.head_commit, paths)
 
 
 def split_layout(spec: RuntimeSpec, language, image: TaskImage, selection, targets: list[str]) -> SplitLayout:
@@ -144,13 +169,27 @@ def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
     return before, after
 
 
-def _submodule_skip(image: TaskImage, detail: str) -> Skip | None:
-    """When the runs gave no task and a submodule's content is not in the image, that is the likely cause: say
-    so (``submodule_missing``) rather than blame the tests. None when every submodule is in the image."""
-    missing = image.missing_submodules
-    if not missing:
+def broken_modules(after: list[TestRun]) -> dict[str, str]:
+    """Test files that failed to import in every run with the fix, and why (the first run's message): the
+    environment lacks something (a test dependency, a data file), which no fix can supply."""
+    if not after:
+        return {}
+    common = set(after[0].collection_errors).intersection(*(r.collection_errors for r in after[1:]))
+    return {path: after[0].collection_messages.get(path, "collection error") for path in sorted(common)}
+
+
+def _submodule_skip(spec: RuntimeSpec, image: TaskImage, targets: list[str], detail: str) -> Skip | None:
+    """When the runs gave no task, a submodule's content is not in the image, and the failure or the graded test
+    files name that submodule (its path or its folder's name), the submodule is the likely cause: say so
+    (``submodule_missing``) rather than blame the tests. None otherwise."""
+    named = []
+    texts = [detail] + [gitrepo.show_file(spec.repo.path, spec.head_commit, t) or "" for t in targets]
+    for path in image.missing_submodules:
+        if any(path in text or PurePosixPath(path).name in text for text in texts):
+            named.append(path)
+    if not named:
         return None
-    return Skip(SkipReason.SUBMODULE_MISSING, f"submodule {', '.join(missing)} not initialised in the source clone "
+    return Skip(SkipReason.SUBMODULE_MISSING, f"submodule {', '.join(named)} not initialised in the source clone "
                                               f"(`git submodule update --init`); {detail}")
 
 
@@ -176,10 +215,10 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
 
 def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language,
                   image: TaskImage) -> Draft | Skip:
-    targets = run_targets(spec.split, ctx.options.whole_suite, language)
-    config_patch = _config_patch(spec, language)
-    config = _verifier_config(spec, language, targets, bool(config_patch), RUN_TIMEOUT_SEC)
-    hosts = _stage_files(stage, spec, language, image, config, config_patch)
+    targets = run_targets(spec, ctx.options.whole_suite, language)
+    overlay = grading_overlay(spec, language)
+    config = _verifier_config(spec, targets, overlay, RUN_TIMEOUT_SEC)
+    hosts = _stage_files(stage, spec, language, image, config, overlay)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
         language.record_environment(ctx.client, env_image, stage, config, ctx.report)
@@ -192,15 +231,23 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
         return Skip(SkipReason.PATCH_DOES_NOT_APPLY, str(exc))
     except (TestRunError, docker.errors.ContainerError) as exc:
         stage.discard()
-        return _submodule_skip(image, str(exc)) or Skip(SkipReason.TEST_RUN_FAILED, str(exc))
+        return _submodule_skip(spec, image, targets, str(exc)) or Skip(SkipReason.TEST_RUN_FAILED, str(exc))
     selection = select_tests(before, after)
+    broken = broken_modules(after)
+    if not selection.fail_to_pass and broken:
+        stage.discard()
+        path, message = next(iter(broken.items()))
+        return _submodule_skip(spec, image, targets, message) or Skip(
+            SkipReason.TEST_ENVIRONMENT_BROKEN, f"{path} cannot be imported in any run, with the fix too: {message}")
     if not selection.fail_to_pass:
         stage.discard()
         detail = f"{len(selection.pass_to_pass)} pass-to-pass, {len(selection.flaky)} flaky, 0 fail-to-pass"
-        return _submodule_skip(image, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
+        return _submodule_skip(spec, image, targets, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
     slowest = max(r.seconds for r in before + after)
-    verifier_timeout = stable_timeout(3 * slowest + 60, floor=300)
-    config["timeout_sec"] = int(verifier_timeout) - 15
+    env_check = float(config.get("env_check_seconds", 0))
+    verifier_timeout = stable_timeout(3 * slowest + 3 * env_check + 90, floor=300)
+    budget = grader_budget(verifier_timeout)
+    config["timeout_sec"] = budget - int(2 * env_check) - 30  # pytest < grader < Harbor's verifier timeout
     _write_config(stage, config)
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
@@ -210,7 +257,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
     if made.too_thin:  # stripping the grading tests' names can leave too little
         stage.discard()
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed")
-    instruction = made.text
+    instruction = made.text.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))
@@ -228,6 +275,8 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
         reproducibility=image.reproducibility())
+    write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", "python3"),
+                  args=" --inputs-sha256 " + runtime_verifier.inputs_digest(stage.root / "tests"))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
                  test_seconds=sum(r.seconds for r in before + after),
                  split_layout=split_layout(spec, language, image, selection, targets))

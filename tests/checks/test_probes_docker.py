@@ -4,11 +4,13 @@ on the generated bundle and exposes a verifier that compares bytes. Generation r
 reason probe_<name> in the ledger."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from repo2env.bundles.inputs import restamp
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.probes import PROBES, run_probes
 from repo2env.cli import main
@@ -25,9 +27,9 @@ def bundle(demo_generated):
     return out / "local__calc-demo-1"
 
 
-def _reward(client, bundle: Path, name: str) -> float:
-    [result] = run_probes(client, bundle, bundle.name, verifier_timeout_sec=300, only=(name,))
-    assert result.error is None, result.error
+def _reward(client, bundle: Path, name: str, verifier_timeout_sec: float = 300) -> float | None:
+    [result] = run_probes(client, bundle, bundle.name, verifier_timeout_sec=verifier_timeout_sec, only=(name,))
+    assert result.error is None or verifier_timeout_sec < 300, result.error
     return result.reward
 
 
@@ -37,39 +39,81 @@ def _weak(bundle: Path, tmp_path: Path, name: str, edit) -> Path:
     return copy
 
 
-def _unprepared(copy: Path) -> None:
-    """The defense of verifier.py's prepare_workspace removed: nothing is reset, nothing untracked removed."""
+def _config(copy: Path, **changes) -> None:
+    """Change the grader's config.json and stamp the new inputs digest into test.sh (as a weak bundle's maker
+    would; without the stamp the grader refuses the changed inputs)."""
     config = json.loads((copy / "tests/config.json").read_text())
-    config["prepared"] = True
+    config.update(changes)
     (copy / "tests/config.json").write_text(json.dumps(config))
+    assert restamp(copy)
+
+
+def _edit(copy: Path, rel: str, old: str, new: str, count: int = 1) -> None:
+    text = (copy / rel).read_text()
+    assert text.count(old) >= count, (rel, old)
+    (copy / rel).write_text(text.replace(old, new))
+
+
+def _unprepared(copy: Path) -> None:
+    """The defense of verifier.py's prepare_workspace removed: nothing is reset, nothing planted removed."""
+    _config(copy, prepared=True)
+
+
+def _no_sentinels(copy: Path) -> None:
+    """No sentinel tests: nothing tells a runner that reports honestly from one that was changed."""
+    _config(copy, sentinels=0)
 
 
 def _no_untracked_cleanup(copy: Path) -> None:
-    """verifier.py without its removal of planted (untracked) test configuration and shadowing modules."""
-    text = (copy / "tests/verifier.py").read_text()
-    weak = text.replace("list(config.get(\"remove_paths\", [])) + _untracked_test_config(ws):",
-                        "list(config.get(\"remove_paths\", [])):").replace(
-        "for rel in _untracked_shadowing(ws):", "for rel in []:")
-    assert weak != text
-    (copy / "tests/verifier.py").write_text(weak)
+    """verifier.py without its removal of planted test configuration and shadowing modules (and no sentinels,
+    which would catch the plugin these probes load)."""
+    _edit(copy, "tests/verifier.py", 'for rel in planted_files(ws, inputs["base_files"], list(modes) + '
+                                     'list(overlay.get("delete", []))):', "for rel in []:")
+    _no_sentinels(copy)
 
 
 def _honour_old_reward(copy: Path) -> None:
-    text = (copy / "tests/test.sh").read_text()
-    (copy / "tests/test.sh").write_text(text.replace("set -u\n", "set -u\n[ -s /logs/verifier/reward.txt ] && exit 0\n"))
+    _edit(copy, "tests/test.sh", "set -u\n", "set -u\n[ -s /logs/verifier/reward.txt ] && exit 0\n")
 
 
 def _no_stray_killing(copy: Path) -> None:
-    """No stray killing; test.sh then ends a second later, as Harbor reads the reward some time after (without
-    the pause the daemon's next write may or may not land before the read)."""
-    text = (copy / "tests/verifier.py").read_text()
-    (copy / "tests/verifier.py").write_text(text.replace("        env_guard.kill_strays()", "        pass"))
-    script = (copy / "tests/test.sh").read_text()
-    (copy / "tests/test.sh").write_text(script.replace("\nexit 0\n", "\nsleep 1\nexit 0\n"))
+    """No stray killing, before or after the tests; test.sh then ends a second later, as Harbor reads the reward
+    some time after (without the pause the daemon's next write may or may not land before the read)."""
+    _edit(copy, "tests/verifier.py", "env_guard.kill_strays()", "None", count=2)
+    _edit(copy, "tests/test.sh", "kill-strays", "snapshot >/dev/null")
+    _edit(copy, "tests/test.sh", "\nexit 0\n", "\nsleep 1\nexit 0\n")
 
 
 def _no_env_manifest(copy: Path) -> None:
+    """No environment check (and no sentinels, which would catch the plugin these probes load)."""
     (copy / "tests/python_env.json").unlink()
+    _no_sentinels(copy)
+
+
+def _grader_runs_git(copy: Path) -> None:
+    """A grader that runs git in the agent's repository after preparing it, as graders that reset test files
+    with git do: git runs whatever the repository's configuration names."""
+    _edit(copy, "tests/verifier.py", "        prepare_workspace(inputs)\n        files = grade_files(",
+          "        prepare_workspace(inputs)\n        subprocess.run(['git', '-C', ws, 'status'], stdout=subprocess.PIPE,"
+          " stderr=subprocess.STDOUT)\n        files = grade_files(")
+
+
+def _python_from_path(copy: Path) -> None:
+    """test.sh starting the grader as plain ``python3``, found through PATH."""
+    text = (copy / "tests/test.sh").read_text()
+    python = json.loads((copy / "tests/config.json").read_text())["python"]
+    (copy / "tests/test.sh").write_text(text.replace(python + " ", "python3 "))
+
+
+def _no_inputs_digest(copy: Path) -> None:
+    """test.sh without the inputs digest: the grader trusts whatever is in /tests when it reads it."""
+    text = (copy / "tests/test.sh").read_text()
+    (copy / "tests/test.sh").write_text(re.sub(r" --inputs-sha256 [0-9a-f]{64}", "", text))
+
+
+def _runner_as_root(copy: Path) -> None:
+    """pytest as the grader's user (root): the code under test can read the grading lists."""
+    _config(copy, runner_user=None)
 
 
 def _leaky_history(copy: Path) -> None:
@@ -94,13 +138,32 @@ WEAK = {  # probe -> the defense removed
     "site_pth": _no_env_manifest,
     "sitecustomize": _no_env_manifest,
     "rewrite_tests": _unprepared,
+    "git_config_program": _grader_runs_git,
+    "path_interpreter": _python_from_path,
+    "input_rewriter": _no_inputs_digest,
+    "code_runner_flip": _no_sentinels,
+    "code_early_exit": _no_sentinels,
+    "code_result_rewrite": _no_sentinels,
+    "code_graded_only": _runner_as_root,
     "history": _leaky_history,
     "filesystem": _leaky_filesystem,
 }
 
 
+def _opens_every_file(copy: Path) -> None:
+    """An environment check that opens every entry it walks (a FIFO blocks it), and test.sh with no time limit
+    on the grader: no reward is written before Harbor's verifier timeout."""
+    _edit(copy, "tests/env_guard.py", "    info = os.lstat(path)\n", "    open(path, 'rb').close()\n"
+                                                                  "    info = os.lstat(path)\n")
+    text = (copy / "tests/test.sh").read_text()
+    (copy / "tests/test.sh").write_text(re.sub(r"timeout -s KILL \d+ ", "", text))
+
+
+HANG = {"fifo_site_packages": _opens_every_file}  # probe -> the defense removed; the weak bundle writes no reward
+
+
 def test_every_probe_class_is_covered():
-    covered = {p.kind for p in PROBES if p.name in WEAK}
+    covered = {p.kind for p in PROBES if p.name in WEAK or p.name in HANG}
     assert covered | {"pipeline", "valid_alternative"} == {p.kind for p in PROBES}
 
 
@@ -108,6 +171,13 @@ def test_every_probe_class_is_covered():
 def test_the_probe_breaks_the_weak_bundle_and_not_the_generated_one(name, bundle, docker_client, tmp_path):
     weak = _weak(bundle, tmp_path, name, WEAK[name])
     assert _reward(docker_client, weak, name) == 1.0
+    assert _reward(docker_client, bundle, name) == 0.0
+
+
+@pytest.mark.parametrize("name", sorted(HANG))
+def test_the_probe_hangs_the_weak_bundle_and_the_generated_one_grades_0(name, bundle, docker_client, tmp_path):
+    weak = _weak(bundle, tmp_path, name, HANG[name])
+    assert _reward(docker_client, weak, name, verifier_timeout_sec=45) is None  # no reward: a verifier timeout
     assert _reward(docker_client, bundle, name) == 0.0
 
 
@@ -137,7 +207,7 @@ def test_equivalence_probes(docker_client, tmp_path):
     assert {p["name"]: p["reward"] for p in probes} == {
         "reward_files": 0.0, "reward_readonly": 0.0, "reward_dirs": 0.0, "reward_late_writer": 0.0, "site_pth": 0.0,
         "sitecustomize": 0.0, "history": 0.0, "filesystem": 0.0, "eqv_read_tests": 0.0, "eqv_delegate": 0.0,
-        "valid_alternative": 1.0}
+        "path_interpreter": 0.0, "fifo_site_packages": 0.0, "valid_alternative": 1.0}
 
     def open_tests(copy: Path) -> None:  # the candidate runs as root and may read the grader's files
         text = (copy / "tests/eqv_harness.py").read_text()
@@ -158,7 +228,10 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     assert main(["validate", str(weak), "--run", "--probes", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)[0]
     failed = {p["name"] for p in report["probes"] if not p["ok"]}
-    assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "shadow_pytest"} and report["status"] == "failed_controls"
+    # the cleanup and the sentinels are off: planted plugins and source that rewrites the reports break it (the
+    # shadowing pytest.py and the early exit forge reports without the parametrized ids, which grades 0)
+    assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "code_runner_flip",
+                      "code_result_rewrite"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 

@@ -1,4 +1,6 @@
-"""repo2env/verifier.py: JUnit parsing against real pytest output, node ids, scoring, and the grade command."""
+"""repo2env/graders/runtime_verifier.py: JUnit parsing against real pytest output, node ids, scoring, the workspace
+prepared without git, sentinels, the inputs digest, and the grade command (run here on the host, as the calling
+user)."""
 
 import json
 import subprocess
@@ -94,10 +96,9 @@ def test_score_is_binary_and_counts():
     assert details["not_passed"] == ["c", "missing"]
 
 
-def test_grade_targets_fall_back_to_files_for_huge_id_lists():
+def test_grading_runs_files_never_node_ids():
     ids = [f"tests/test_{i % 3}.py::test_{i}" + "x" * 200 for i in range(1000)]
-    assert verifier.grade_targets(ids) == ["tests/test_0.py", "tests/test_1.py", "tests/test_2.py"]
-    assert verifier.grade_targets(ids[:3]) == ids[:3]
+    assert verifier.grade_files(ids) == ["tests/test_0.py", "tests/test_1.py", "tests/test_2.py"]
 
 
 def _workspace_with_fix(new_repo):
@@ -113,17 +114,34 @@ def _workspace_with_fix(new_repo):
     return repo, base, test_patch, gold_patch
 
 
-def _tests_dir(tmp_path, repo, base, test_patch):
+HEAD_TEST = "from mod import f\n\ndef test_old():\n    assert f()\n\ndef test_two():\n    assert f() == 2\n"
+
+
+def _tests_dir(tmp_path, repo, base, test_patch, *, sentinels=3):
+    """A bundle's tests dir for the fix: the overlay holds the test file as of the fix, base_files the base tree."""
     tests = tmp_path / "tests_dir"
-    tests.mkdir()
-    (tests / "test.patch").write_text(test_patch)
+    (tests / "overlay" / "tests").mkdir(parents=True)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(HEAD_TEST)
     (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::test_two"]))
     (tests / "p2p.json").write_text(json.dumps(["tests/test_mod.py::test_old"]))
+    entries = {}
+    for line in git(repo, "ls-tree", "-r", base).splitlines():
+        meta, path = line.split("\t")
+        mode, _, sha = meta.split()
+        entries[path] = f"{mode} {sha}"
+    (tests / "base_files.json").write_text(json.dumps(entries))
     (tests / "config.json").write_text(json.dumps({
-        "workspace": str(repo), "base_commit": base, "test_patch": "test.patch", "config_patch": None,
-        "restore_paths": ["tests/test_mod.py"], "remove_paths": [], "run_targets": ["tests/test_mod.py"],
-        "timeout_sec": 120}))
+        "workspace": str(repo), "base_commit": base, "overlay": {"write": {"tests/test_mod.py": "644"}, "delete": []},
+        "run_targets": ["tests/test_mod.py"], "timeout_sec": 120, "runner_user": None, "sentinels": sentinels}))
     return tests
+
+
+def _grade(tests, logs, digest=None) -> dict:
+    args = ["grade", "--tests-dir", str(tests), "--logs-dir", str(logs)]
+    assert verifier.main(args + (["--inputs-sha256", digest] if digest else [])) == 0
+    details = json.loads((logs / "reward-details.json").read_text())
+    assert (logs / "reward.txt").read_text() == f"{details['reward']}\n"
+    return details
 
 
 def test_grade_nop_scores_zero_and_gold_scores_one(tmp_path, new_repo):
@@ -131,18 +149,104 @@ def test_grade_nop_scores_zero_and_gold_scores_one(tmp_path, new_repo):
     tests = _tests_dir(tmp_path, repo, base, test_patch)
     logs = tmp_path / "logs"
     (logs / "reward.txt").mkdir(parents=True)  # a forged reward, even as a directory, is removed first
-    verifier.main(["grade", "--tests-dir", str(tests), "--logs-dir", str(logs)])
-    assert (logs / "reward.txt").read_text() == "0.0\n"
-    details = json.loads((logs / "reward-details.json").read_text())
-    assert details["fail_to_pass_passed"] == 0 and details["pass_to_pass_passed"] == 1
+    details = _grade(tests, logs)
+    assert details["reward"] == 0.0 and details["fail_to_pass_passed"] == 0 and details["pass_to_pass_passed"] == 1
 
     git(repo, "checkout", "-q", "--", ".")
     (repo / "tests" / "test_mod.py").write_text("def test_two():\n    assert True\n")  # tampered test file
     (repo / "conftest.py").write_text("raise SystemExit('planted conftest must be removed')\n")
+    (repo / "tests" / "conftest.py").write_text("raise SystemExit('planted, then git-added')\n")
+    git(repo, "add", "tests/conftest.py")  # the index is the agent's: it does not make a file part of the base
     subprocess.run(["git", "-C", str(repo), "apply", "-"], input=gold_patch, text=True, check=True)
-    verifier.main(["grade", "--tests-dir", str(tests), "--logs-dir", str(logs)])
-    assert (logs / "reward.txt").read_text() == "1.0\n"
-    assert not (repo / "conftest.py").exists()
+    details = _grade(tests, logs)
+    assert details["reward"] == 1.0 and details["sentinels"] == 1, details
+    assert not (repo / "conftest.py").exists() and not (repo / "tests" / "conftest.py").exists()
+
+
+def test_a_runner_that_reports_every_test_passed_is_caught_by_the_sentinels(tmp_path, new_repo):
+    """The code under test changes how pytest reports (here: a plugin in the package the tests import): every
+    failure becomes a pass. The graded tests then look solved, but the sentinel does too, and that grades 0."""
+    repo, base, test_patch, _ = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (repo / "mod.py").write_text(
+        "import _pytest.reports\n"
+        "_real = _pytest.reports.TestReport.__init__\n"
+        "def _forced(self, *a, **k):\n"
+        "    _real(self, *a, **k)\n"
+        "    self.outcome = 'passed'\n"
+        "    self.longrepr = None\n"
+        "_pytest.reports.TestReport.__init__ = _forced\n"
+        "def f():\n    return 1\n")
+    details = _grade(tests, tmp_path / "logs")
+    assert details["fail_to_pass_passed"] == 1  # the forged report claims the fix works
+    assert details["reward"] == 0.0 and "sentinel" in details["tampering"], details
+    assert details["audit"] == {"mod.py": ["_pytest", "TestReport"]}
+    weak = _tests_dir(tmp_path / "weak", repo, base, test_patch, sentinels=0)
+    assert _grade(weak, tmp_path / "weak-logs")["reward"] == 1.0  # without sentinels the forgery wins
+
+
+def test_inputs_rewritten_after_upload_grade_zero(tmp_path, new_repo):
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    digest = verifier.inputs_digest(str(tests))
+    subprocess.run(["git", "-C", str(repo), "apply", "-"], input=gold_patch, text=True, check=True)
+    assert _grade(tests, tmp_path / "logs", digest)["reward"] == 1.0
+    (tests / "f2p.json").write_text("[]")  # a leftover process empties the lists once Harbor uploaded them
+    (tests / "p2p.json").write_text("[]")
+    details = _grade(tests, tmp_path / "logs", digest)
+    assert details["reward"] == 0.0 and "not the ones this task was generated with" in details["error"]
+
+
+def test_empty_grading_lists_never_score(tmp_path, new_repo):
+    repo, base, test_patch, _ = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "f2p.json").write_text("[]")
+    (tests / "p2p.json").write_text("[]")
+    assert _grade(tests, tmp_path / "logs")["reward"] == 0.0
+
+
+def test_inherited_test_methods_get_the_collected_file(tmp_path):
+    """``TestChild(Base)`` with ``Base`` in another module: JUnit's ``file`` is where the method is defined;
+    the node id must name the file pytest collected (and can re-select)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "base.py").write_text("class Base:\n    def test_shared(self):\n        assert True\n")
+    (tmp_path / "tests" / "test_child.py").write_text("from tests.base import Base\n\nclass TestChild(Base):\n"
+                                                      "    pass\n")
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    xml = run_real_pytest(tmp_path)
+    assert 'file="tests/base.py"' in xml
+    outcomes, _ = verifier.parse_junit(xml, str(tmp_path))
+    assert outcomes == {"tests/test_child.py::TestChild::test_shared": "passed"}
+
+
+def test_a_conftest_that_breaks_collection_counts_every_target_as_failing(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("from mod import name_the_fix_adds\n")
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    folder = tmp_path / "junit"
+    folder.mkdir()
+    code, _, tail = verifier.run_pytest(str(tmp_path), ["tests/test_a.py"], str(folder / "junit.xml"), 60)
+    outcomes, errors, messages = verifier.collect(str(tmp_path), str(folder / "junit.xml"), code,
+                                                  ["tests/test_a.py"], tail)
+    assert (outcomes, errors) == ({}, ["tests/test_a.py"])
+    assert "ModuleNotFoundError" in messages["tests/test_a.py"] or "ImportError" in messages["tests/test_a.py"]
+
+
+def test_required_plugins_in_the_project_config_do_not_stop_a_pinned_run(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\nrequired_plugins = pytest-such-plugin-does-not-exist\n")
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    junit = tmp_path / "junit.xml"
+    verifier.run_pytest(str(tmp_path), ["test_a.py"], str(junit), 60, plugins=[])
+    assert verifier.parse_junit(junit.read_text(), str(tmp_path))[0] == {"test_a.py::test_a": "passed"}
+
+
+def test_sentinel_copies_a_real_test_and_fails_whatever_the_code_does():
+    source = "def test_size():\n    assert parse('1 KB') == 1024\n"
+    made = verifier.sentinel_source(source, "test_size_edge")
+    assert made == "def test_size_edge():\n    assert parse('1 KB') == 1025"
+    fallback = verifier.sentinel_source("def test_x(tmp_path):\n    with pytest.raises(ValueError):\n"
+                                        "        g()\n", "test_x_again")
+    assert fallback.startswith("def test_x_again(tmp_path):") and fallback.endswith("assert len('test_x_again') == 13")
 
 
 def test_grade_writes_zero_when_config_is_broken(tmp_path):

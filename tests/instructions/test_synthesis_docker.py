@@ -7,6 +7,7 @@ from repo2env.bundles.task_toml import read_task_toml
 from repo2env.instructions.synthesis import LlmConfig
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
+from repo2env.tasks.runtime import GRADER_RULES
 from tests.helpers.anthropic_server import API_KEY, FakeAnthropic
 
 pytestmark = pytest.mark.docker
@@ -29,7 +30,7 @@ def test_synthesized_instruction_in_a_verified_bundle(docker_client, demo_repo, 
         server.stop()
     bundle = tmp_path / "tasks" / "local__calc-demo-1"
     assert summary.verified == ["local__calc-demo-1"]
-    assert (bundle / "instruction.md").read_text() == STATEMENT
+    assert (bundle / "instruction.md").read_text() == STATEMENT.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
     meta = read_task_toml(bundle)["metadata"]["repo2env"]
     assert meta["synthesis_llm"] == "anthropic/claude-sonnet-4-6"
     assert meta["synthesis"] == {"model": "anthropic/claude-sonnet-4-6", "outcome": "used", "attempts": 1,

@@ -21,7 +21,9 @@ def test_pyproject_test_extra_and_requirements(new_repo):
     assert cmd.endswith("-e '.[tests]' -r requirements-dev.txt mock pytest")
     assert recipe.exclude_newer == "2024-05-06T07:08:09Z"
     assert recipe.source == "detected:pyproject.toml,requirements-dev.txt,tox.ini"
-    assert recipe.env["SETUPTOOLS_SCM_PRETEND_VERSION"] == "0.0.0"
+    # the pretend version is the project's only: a dependency built from an sdist keeps its own version
+    assert recipe.env["SETUPTOOLS_SCM_PRETEND_VERSION_FOR_X"] == "0.0.0"
+    assert "SETUPTOOLS_SCM_PRETEND_VERSION" not in recipe.env
 
 
 def test_setup_cfg_extras_and_plain_requirements(new_repo):
@@ -59,3 +61,15 @@ def test_bad_config_files(tmp_path, text, message):
         load_env_config(cfg)
     with pytest.raises(InputError, match="cannot read"):
         load_env_config(tmp_path / "missing.toml")
+
+
+@pytest.mark.parametrize("files, variable", [
+    ({"setup.cfg": "[metadata]\nname = zope.interface-extra\n"}, "SETUPTOOLS_SCM_PRETEND_VERSION_FOR_ZOPE_INTERFACE_EXTRA"),
+    ({"setup.py": "from setuptools import setup\nsetup(name='my_Pkg.x')\n"}, "SETUPTOOLS_SCM_PRETEND_VERSION_FOR_MY_PKG_X"),
+    ({"setup.py": "from setuptools import setup\nsetup(name=NAME)\n"}, "SETUPTOOLS_SCM_PRETEND_VERSION"),
+])
+def test_the_pretend_version_names_the_distribution(new_repo, files, variable):
+    repo = new_repo()
+    sha = commit_files(repo, "init", files)
+    env = detect_recipe(repo, sha).env
+    assert [k for k in env if k.startswith("SETUPTOOLS_SCM")] == [variable] and env[variable] == "0.0.0"

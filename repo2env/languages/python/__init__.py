@@ -5,7 +5,6 @@ manifest recorded of the image (``image``)."""
 import json
 
 from repo2env import graders
-from repo2env.graders import runtime_verifier
 from repo2env.languages import Detection
 from repo2env.languages.python import files, image, recipe
 
@@ -27,9 +26,10 @@ class PythonLanguage:
         """SWE-bench's convention (``files.is_test_path``)."""
         return files.is_test_path(path)
 
-    def is_runnable_test_file(self, path: str) -> bool:
-        """``test_*.py`` / ``*_test.py``."""
-        return files.is_python_test_file(path)
+    def is_runnable_test_file(self, path: str, text: str = "") -> bool:
+        """``test_*.py`` / ``*_test.py``, or any other Python test file (``tests/foo_tests.py``) whose ``text``
+        defines tests (pytest collects a file named on its command line whatever its name)."""
+        return files.is_python_test_file(path) or files.defines_tests(path, text)
 
     def install_recipe(self, repo_path: str, commit: str, override):
         """``recipe.detect_recipe``."""
@@ -40,26 +40,38 @@ class PythonLanguage:
         return {"verifier.py": graders.source("runtime_verifier"), "env_guard.py": graders.source("env_guard")}
 
     def test_command(self, tests_dir: str, result_path: str) -> list[str]:
-        """``verifier.py run``: reset and patch the test files, then pytest with ``--junitxml``."""
-        return ["python3", f"{tests_dir}/verifier.py", "run", "--tests-dir", tests_dir, "--junit", result_path]
+        """``verifier.py run``: put the test files in place, run pytest as the grader does, and write the outcomes
+        (parsed from its JUnit XML inside the container, where node ids resolve against the workspace)."""
+        return ["python3", f"{tests_dir}/verifier.py", "run", "--tests-dir", tests_dir, "--results", result_path]
 
-    def parse_results(self, text: str) -> tuple[dict[str, str], list[str]]:
-        """JUnit XML (``runtime_verifier.parse_junit``)."""
-        return runtime_verifier.parse_junit(text)
+    def parse_results(self, text: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
+        """``verifier.py run``'s JSON: ``(outcomes, collection_errors, collection_messages)``. Raises
+        ``ValueError`` for anything else."""
+        data = json.loads(text)
+        return dict(data["outcomes"]), list(data["collection_errors"]), dict(data.get("collection_messages", {}))
 
     def record_environment(self, client, image_ref: str, stage, config: dict, report) -> None:
-        """Pin the installed pytest plugins in ``config`` (rewriting ``tests/config.json``) and write
-        ``tests/python_env.json``."""
+        """Pin the installed pytest plugins in ``config``, write ``tests/python_env.json``, and record in
+        ``config`` the interpreter's absolute path (``python``, what test.sh runs) and how long the environment
+        check took (``env_check_seconds``, part of the grader's time budget); rewrites ``tests/config.json``."""
         plugins = image.pinned_plugins(client, image_ref, stage.root)
         if plugins is not None:
             config["pytest_plugins"] = plugins
-            stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
-        self.record_env_manifest(client, image_ref, stage, report)
-
-    def record_env_manifest(self, client, image_ref: str, stage, report) -> None:
-        """Write ``tests/python_env.json`` into the ``BundleStage``: the environment the grader checks against
-        (``env_guard``); equivalence tasks record only this."""
-        report("python environment manifest")
-        snapshot = image.python_env_snapshot(client, image_ref, stage.root)
+        snapshot = self.record_env_manifest(client, image_ref, stage, report)
         if snapshot is not None:
-            stage.write_text("tests/python_env.json", snapshot)
+            config["python"] = snapshot["executable"]
+            config["env_check_seconds"] = snapshot["seconds"]
+        stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
+
+    def record_env_manifest(self, client, image_ref: str, stage, report) -> dict | None:
+        """Write ``tests/python_env.json`` into the ``BundleStage``: the environment the grader checks against
+        (``env_guard``); equivalence tasks record only this. Returns ``{"executable", "seconds"}`` (the
+        interpreter's real path and the snapshot's duration, rounded up to whole seconds), or None when no
+        snapshot could be taken."""
+        report("python environment manifest")
+        taken = image.python_env_snapshot(client, image_ref, stage.root)
+        if taken is None:
+            return None
+        text, seconds = taken
+        stage.write_text("tests/python_env.json", text)
+        return {"executable": json.loads(text).get("executable", "python3"), "seconds": seconds}

@@ -24,8 +24,45 @@ _REQ_NAME = re.compile(r"^(requirements|reqs)?[-_/]?(test|tests|testing|dev|deve
 # tools resolve no older than this fixed date. A constant, so the same commit always gets the same recipe.
 BUILD_TOOL_FLOOR = "2025-06-01T00:00:00Z"
 BUILD_TOOLS = ("setuptools", "wheel")
-# Versioned-from-git projects (setuptools_scm, hatch-vcs) cannot see tags in the scrubbed copy.
-DEFAULT_ENV = {"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0", "UV_LINK_MODE": "copy", "PIP_NO_INPUT": "1"}
+DEFAULT_ENV = {"UV_LINK_MODE": "copy", "PIP_NO_INPUT": "1"}
+# Versioned-from-git projects (setuptools_scm, hatch-vcs) cannot see tags in the scrubbed copy: the project (and
+# only the project: a dependency built from an sdist keeps its own version) gets a pretend version through
+# setuptools_scm's per-distribution variable, SETUPTOOLS_SCM_PRETEND_VERSION_FOR_<NAME>, NAME the distribution's
+# name upper-cased with runs of "-", "_" and "." as "_" (setuptools_scm's rule). A project whose name cannot be
+# read falls back to the global variable.
+PRETEND_VERSION = "0.0.0"
+
+
+def pretend_version_env(name: str | None) -> dict[str, str]:
+    """The environment that gives the project ``name`` (None: unknown) a version without git tags."""
+    if not name:
+        return {"SETUPTOOLS_SCM_PRETEND_VERSION": PRETEND_VERSION}
+    return {"SETUPTOOLS_SCM_PRETEND_VERSION_FOR_" + re.sub(r"[-_.]+", "_", name).upper(): PRETEND_VERSION}
+
+
+def project_name(pyproject: str | None, setup_cfg: str | None, setup_py: str | None) -> str | None:
+    """The distribution name from ``[project].name``, ``setup.cfg [metadata] name`` or a literal ``name=`` in
+    ``setup.py`` (first found), else None."""
+    if pyproject:
+        try:
+            name = (tomllib.loads(pyproject).get("project") or {}).get("name")
+        except tomllib.TOMLDecodeError:
+            name = None
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+    if setup_cfg:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(setup_cfg)
+            if parser.has_option("metadata", "name"):
+                return parser.get("metadata", "name").strip() or None
+        except configparser.Error:
+            pass
+    if setup_py:
+        m = re.search(r"""\bname\s*=\s*['"]([A-Za-z0-9][A-Za-z0-9._-]*)['"]""", setup_py)
+        if m:
+            return m.group(1)
+    return None
 
 
 def _pyproject_extras(text: str) -> tuple[set[str], bool]:
@@ -74,12 +111,17 @@ def _tox_deps(text: str) -> list[str]:
 def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = None) -> InstallRecipe:
     """Return the install recipe for ``base_commit``. Pure reading: raises only ``GitError`` on a missing commit."""
     date = gitrepo.commit_date_iso(repo_path, base_commit)
-    env = dict(DEFAULT_ENV)
+    files = set(gitrepo.ls_tree(repo_path, base_commit))
+
+    def text(name: str) -> str | None:
+        return gitrepo.show_file(repo_path, base_commit, name) if name in files else None
+
+    env = dict(DEFAULT_ENV, **pretend_version_env(project_name(text("pyproject.toml"), text("setup.cfg"),
+                                                               text("setup.py"))))
     if override and override.install:
         env.update(override.env)
         return InstallRecipe(python=override.python, apt_packages=tuple(override.apt_packages),
                              commands=tuple(override.install), env=env, exclude_newer=date, source="config")
-    files = set(gitrepo.ls_tree(repo_path, base_commit))
     extras: set[str] = set()
     installable = False
     used: list[str] = []

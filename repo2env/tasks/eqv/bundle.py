@@ -16,7 +16,7 @@ from repo2env.core.records import Draft, RepoRef, Skip
 from repo2env.environment import images
 from repo2env.environment.task_image import build_task_image
 from repo2env.instructions.leak_audit import AuditContext, audit, remove_findings, rules_fired
-from repo2env.tasks.common import write_task
+from repo2env.tasks.common import grader_budget, write_task, write_test_sh
 from repo2env.tasks.eqv import task_module
 from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.generation import GateResult, run_gate
@@ -80,7 +80,6 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
     stage.write_text("environment/docker-compose.yaml", templates.read("docker-compose.yaml"))
     stage.write_text("solution/task_module.py", task_module.reference_copy(fn))
     stage.write_text("solution/solve.sh", templates.read("eqv_solve.sh"), executable=True)
-    stage.write_text("tests/test.sh", templates.render("test.sh", grader="eqv_harness.py"), executable=True)
     stage.write_bytes("tests/eqv_harness.py", graders.source("eqv_harness"))
     stage.write_bytes("tests/env_guard.py", graders.source("env_guard"))
     stage.write_text("tests/test_equivalence.py", templates.read("test_equivalence.py"))
@@ -107,6 +106,10 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
     stage.write_text("instruction.md", instruction.rstrip("\n") + "\n")
     lines = fn.end_lineno - fn.lineno + 1
     difficulty = difficulty_bucket(lines, 1)
+    env_image = images.environment_image(ctx.client, stage.root / "environment", task_id)
+    recorded = languages.load("python").record_env_manifest(ctx.client, env_image, stage, ctx.report)
+    write_test_sh(stage, "eqv_harness.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC),
+                  python=recorded["executable"] if recorded else "python3")
     write_task(
         stage, task_id=task_id, pipeline=pipeline, pipeline_version=version, repo=repo, ref=commit,
         reference=f"{repo.web_url}/blob/{commit}/{fn.path}#L{fn.lineno}-L{fn.end_lineno}" if repo.web_url else None,
@@ -128,6 +131,4 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
         test_selectors=["/tests/test_equivalence.py"],
         must_pass=[f"/tests/test_equivalence.py::test_same_outcome_as_the_reference[{i}]"
                    for i in range(len(json.loads(gate.cases_json)["cases"]))])
-    env_image = images.environment_image(ctx.client, stage.root / "environment", task_id)
-    languages.load("python").record_env_manifest(ctx.client, env_image, stage, ctx.report)
     return Draft(task_id=task_id, stage=stage, verifier_timeout_sec=VERIFIER_TIMEOUT_SEC, split_layout=layout)

@@ -1,0 +1,44 @@
+"""repo2env/graders/env_guard.py: the environment snapshot never hangs and never reads more than it must, and
+catches what was added (a FIFO, a socket, a huge sparse file, a symlinked folder)."""
+
+import os
+import socket
+import time
+
+from repo2env.graders import env_guard
+
+
+def test_a_fifo_a_socket_and_a_huge_sparse_file_are_recorded_without_blocking(tmp_path, monkeypatch):
+    root = tmp_path / "site-packages"
+    root.mkdir()
+    (root / "mod.py").write_text("x = 1\n")
+    monkeypatch.setattr(env_guard, "roots", lambda: [str(root)])
+    recorded = env_guard.snapshot()
+    os.mkfifo(root / "pipe.pth")  # opening it for reading would block forever
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(root / "sock"))
+    with open(root / "huge.bin", "wb") as fh:
+        fh.truncate(64 << 30)  # 64 GiB, sparse
+    (tmp_path / "elsewhere").mkdir()
+    (root / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    started = time.monotonic()
+    now = env_guard.snapshot()
+    assert time.monotonic() - started < 5
+    files = now["files"]
+    assert files[str(root / "pipe.pth")].startswith("special:") and files[str(root / "sock")].startswith("special:")
+    assert files[str(root / "linked")] == "link:" + str(tmp_path / "elsewhere")
+    assert len(files[str(root / "huge.bin")]) == 16
+    assert env_guard.compare(recorded).startswith("python environment changed since the task was built: added")
+    server.close()
+
+
+def test_a_large_file_is_digested_by_its_head_and_its_size(tmp_path, monkeypatch):
+    root = tmp_path / "lib"
+    root.mkdir()
+    monkeypatch.setattr(env_guard, "FULL_DIGEST_BYTES", 1024)
+    big = root / "big.so"
+    big.write_bytes(b"a" * 4096)
+    monkeypatch.setattr(env_guard, "roots", lambda: [str(root)])
+    first = env_guard.snapshot()["files"][str(big)]
+    big.write_bytes(b"a" * 4097)  # same head, other size
+    assert env_guard.snapshot()["files"][str(big)] != first
