@@ -156,7 +156,7 @@ def parse_junit(xml_text, workspace=None, messages=None):
             collection_errors.append(path)
             if messages is not None:
                 error = case.find("error")
-                text = (error.get("message") or error.text or "").strip()
+                text = "%s\n%s" % (error.get("message") or "", error.text or "")
                 messages.setdefault(path, _last_error_line(text))
             continue
         node_id = testcase_node_id(classname, name, case.get("file"), workspace)

@@ -264,3 +264,17 @@ def test_verifier_is_stdlib_only():
     imported = {line.split()[1].split(".")[0] for line in source.splitlines()
                 if line.startswith(("import ", "from "))}
     assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+
+
+def test_code_that_uses_atexit_and_settrace_honestly_still_scores_one(tmp_path, new_repo):
+    """A repository whose own code registers an atexit hook and traces calls (a profiler, a coverage helper) is
+    graded like any other: the sentinels fail as they must, the fix scores 1.0, and the audit only flags it."""
+    repo, base, test_patch, _ = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (repo / "mod.py").write_text(
+        "import atexit\nimport sys\n\n_calls = []\natexit.register(_calls.clear)\n\n\n"
+        "def _trace(frame, event, arg):\n    _calls.append(event)\n\n\n"
+        "def f():\n    sys.settrace(_trace)\n    try:\n        return 2\n    finally:\n        sys.settrace(None)\n")
+    details = _grade(tests, tmp_path / "logs")
+    assert details["reward"] == 1.0 and details["sentinels"] == 1, details
+    assert details["audit"] == {"mod.py": ["sys.settrace", "atexit"]}

@@ -26,7 +26,8 @@ BASE = "from sizes import parse\n\n\nclass Base:\n    def test_kilobytes(self):\
 CHILD = "from tests.base import Base\n\n\nclass TestChild(Base):\n    pass\n"
 CHECKS = "from sizes import parse\n\n\ndef test_megabytes():\n    assert parse('1MB') == 1048576\n\n\n" \
          "def test_bytes():\n    assert parse('10B') == 10\n"
-CONFTEST = "import pytest\n\nfrom sizes import UNITS\n\n\n@pytest.fixture\ndef units():\n    return UNITS\n"
+CONFTEST = "import pytest\n\nfrom sizes import UNITS, UNITS_VERSION\n\n\n@pytest.fixture\ndef units():\n" \
+           "    assert UNITS_VERSION == 2\n    return UNITS\n"
 UNITS_TEST = "def test_units_are_powers_of_1024(units):\n    assert all(v % 1024 == 0 for v in units.values())\n"
 HALF = "def half(x):\n    return x // 2\n"
 HALF_FIXED = "def half(x):\n    return x / 2\n"
