@@ -3,14 +3,17 @@
 Both yield ``(unit, CandidateOutcome)`` pairs as they complete; the caller records them. The unit of work is the
 same everywhere: ``generate.build_candidate`` publishing into the shared output folder.
 
-A Ray worker cannot receive the planner's objects (a GitHub source holds a live client), so it plans the
-(source, pipeline) again once per worker process and picks the candidate by its key. ``RAY_ADDRESS`` names a
+The plan is made once, by the driver: a unit whose pipeline, repository and candidate pickle (a local clone's
+source drops its open repository handle and reopens it) is sent to the Ray worker as it is. A GitHub source holds a
+live API client and its token, which must not travel through Ray's object store: for those units the worker
+plans the (source, pipeline) again once per worker process and picks the candidate by its key. ``RAY_ADDRESS`` names a
 cluster (every node needs Docker, this package and the output folder at the same path); without it a local
 Ray instance with ``--jobs`` CPUs is started.
 """
 
 import logging
 import os
+import pickle
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -73,6 +76,19 @@ def ray_unit(source: str, pipeline_name: str, key: str, options) -> CandidateOut
     return build_candidate(pipeline, planned.repo, by_key[key], docker_client(), options, SilentReporter())
 
 
+def ray_build(pipeline, repo, candidate, options) -> CandidateOutcome:
+    """Build one candidate the driver planned, inside a Ray worker (module docstring)."""
+    return build_candidate(pipeline, repo, candidate, docker_client(), options, SilentReporter())
+
+
+def _picklable(unit) -> bool:
+    try:
+        pickle.dumps((unit.pipeline_obj, unit.repo_ref, unit.candidate, unit.options))
+    except Exception:  # a live client, a lock, an open handle: any of them makes the unit unpicklable
+        return False
+    return True
+
+
 class RayExecutor:
     """One Ray task per unit (``num_cpus=1`` each)."""
 
@@ -88,6 +104,8 @@ class RayExecutor:
             ray.init(address=address, num_cpus=None if address else max(1, jobs), include_dashboard=False,
                      log_to_driver=False, logging_level=logging.WARNING)
         self.remote = ray.remote(num_cpus=1, max_retries=0)(ray_unit)
+        self.remote_planned = ray.remote(num_cpus=1, max_retries=0)(ray_build)
+        self.sent_planned = 0  # units sent with their plan (no re-planning in the worker)
 
     def run(self, units) -> Iterator:
         """Yield ``(unit, CandidateOutcome)`` as each Ray task completes; a local Ray started here is shut down."""
@@ -98,7 +116,13 @@ class RayExecutor:
                 self.ray.shutdown()
 
     def _run(self, units) -> Iterator:
-        refs = {self.remote.remote(u.source, u.pipeline, u.key, u.options): u for u in units}
+        refs = {}
+        for u in units:
+            if _picklable(u):
+                refs[self.remote_planned.remote(u.pipeline_obj, u.repo_ref, u.candidate, u.options)] = u
+                self.sent_planned += 1
+            else:
+                refs[self.remote.remote(u.source, u.pipeline, u.key, u.options)] = u
         pending = list(refs)
         while pending:
             ready, pending = self.ray.wait(pending, num_returns=1)

@@ -69,8 +69,9 @@ class Shard:
 
 @dataclass
 class Unit:
-    """One candidate to build. ``source``/``pipeline``/``key``/``options`` identify it everywhere (a Ray worker
-    plans again from them); ``candidate``/``pipeline_obj``/``repo_ref`` are the planner's objects (local runs)."""
+    """One candidate to build. ``source``/``pipeline``/``key``/``options`` identify it everywhere;
+    ``candidate``/``pipeline_obj``/``repo_ref`` are the planner's objects, which threads use and a Ray worker
+    receives when they pickle (else it plans again from the identifiers: a GitHub source)."""
 
     source: str
     pipeline: str

@@ -57,6 +57,14 @@ class LocalSource:
         self.repo = gitrepo.repo_ref(self.git, path)
         self.branch = branch
 
+    def __getstate__(self) -> dict:
+        """Picklable (a build unit sent to a Ray worker): the open repository handle is left out and reopened."""
+        return {"repo": self.repo, "branch": self.branch}
+
+    def __setstate__(self, state: dict) -> None:
+        self.repo, self.branch = state["repo"], state["branch"]
+        self.git = gitrepo.open_repo(Path(self.repo.path))
+
     def pull_requests(self, *, since=None, until=None, numbers=(), limit=None, filters=PrFilters()):
         if filters.needs_api:
             raise InputError("--label/--exclude-label need a GitHub source (org/repo); a local clone has no labels")
