@@ -68,13 +68,18 @@ def resolve_commit(repo: RepoRef, rev: str) -> str:
         raise InputError(f"{repo.path}: no branch or revision {rev!r}; pass an existing branch") from None
 
 
+# The interpreter of the python:<version>-slim images every task image starts from, for bundles that recorded none.
+DEFAULT_PYTHON_PATH = "/usr/local/bin/python3"
+
+
 def grader_budget(verifier_timeout_sec: float) -> int:
     """Seconds ``test.sh`` gives the grader: 10 less than Harbor's verifier timeout, so that the grader's own
     time limit, not Harbor's, ends a slow grade, and a reward of 0 is still written."""
     return int(verifier_timeout_sec) - 10
 
 
-def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str = "python3", args: str = "") -> None:
+def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str = DEFAULT_PYTHON_PATH,
+                  args: str = "") -> None:
     """Write ``tests/test.sh`` (``templates/test.sh``): run ``tests/<grader>`` with the interpreter ``python``
     (an absolute path where the environment recorded one) under ``budget`` seconds, ``args`` appended."""
     stage.write_text("tests/test.sh", templates.render("test.sh", grader=grader, grader_budget=str(budget),

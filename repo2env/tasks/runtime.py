@@ -31,7 +31,7 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.leak_strip import build_instruction, is_too_thin
 from repo2env.instructions.make import make_instruction
-from repo2env.tasks.common import grader_budget, title_of, write_task, write_test_sh
+from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, title_of, write_task, write_test_sh
 
 RUN_TIMEOUT_SEC = 1800
 # What the grader enforces, told to the agent in every runtime task's instruction (its last paragraph).
@@ -275,7 +275,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
         reproducibility=image.reproducibility())
-    write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", "python3"),
+    write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", DEFAULT_PYTHON_PATH),
                   args=" --inputs-sha256 " + runtime_verifier.inputs_digest(stage.root / "tests"))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,
                  test_seconds=sum(r.seconds for r in before + after),

@@ -156,7 +156,7 @@ def _opens_every_file(copy: Path) -> None:
     _edit(copy, "tests/env_guard.py", "    info = os.lstat(path)\n", "    open(path, 'rb').close()\n"
                                                                   "    info = os.lstat(path)\n")
     text = (copy / "tests/test.sh").read_text()
-    (copy / "tests/test.sh").write_text(re.sub(r"timeout -s KILL \d+ ", "", text))
+    (copy / "tests/test.sh").write_text(re.sub(r"/usr/bin/timeout -s KILL \d+ ", "", text))
 
 
 HANG = {"fifo_site_packages": _opens_every_file}  # probe -> the defense removed; the weak bundle writes no reward

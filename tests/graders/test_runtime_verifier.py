@@ -3,6 +3,7 @@ prepared without git, sentinels, the inputs digest, and the grade command (run h
 user)."""
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -159,7 +160,7 @@ def test_grade_nop_scores_zero_and_gold_scores_one(tmp_path, new_repo):
     git(repo, "add", "tests/conftest.py")  # the index is the agent's: it does not make a file part of the base
     subprocess.run(["git", "-C", str(repo), "apply", "-"], input=gold_patch, text=True, check=True)
     details = _grade(tests, logs)
-    assert details["reward"] == 1.0 and details["sentinels"] == 1, details
+    assert details["reward"] == 1.0 and details["sentinels"] == 1, details  # one file, no pytest.raises test
     assert not (repo / "conftest.py").exists() and not (repo / "tests" / "conftest.py").exists()
 
 
@@ -244,9 +245,51 @@ def test_sentinel_copies_a_real_test_and_fails_whatever_the_code_does():
     source = "def test_size():\n    assert parse('1 KB') == 1024\n"
     made = verifier.sentinel_source(source, "test_size_edge")
     assert made == "def test_size_edge():\n    assert parse('1 KB') == 1025"
-    fallback = verifier.sentinel_source("def test_x(tmp_path):\n    with pytest.raises(ValueError):\n"
-                                        "        g()\n", "test_x_again")
-    assert fallback.startswith("def test_x_again(tmp_path):") and fallback.endswith("assert len('test_x_again') == 13")
+    raising = verifier.sentinel_source("def test_x(tmp_path):\n    with pytest.raises(ValueError):\n"
+                                       "        g()\n", "test_x_again")
+    assert raising == "def test_x_again(tmp_path):\n    with pytest.raises(ValueError):\n        len(())"
+    fallback = verifier.sentinel_source("def test_y():\n    assert g()\n", "test_y_more")
+    assert fallback == "def test_y_more():\n    assert g()\n    assert len('test_y_more') == 12"
+
+
+def test_sentinel_names_come_from_the_module_vocabulary_not_from_one_test():
+    source = "def test_divide_by_zero():\n    pass\n\n\ndef test_add_numbers():\n    pass\n"
+    taken = {"test_divide_by_zero", "test_add_numbers"}
+    for seed in range(50):
+        name = verifier._sentinel_name(source, taken, random.Random(seed))
+        words = name[len("test_"):].split("_")
+        assert name not in taken and 2 <= len(words) <= 3
+        assert set(words) <= {"divide", "by", "zero", "add", "numbers", "case", "value", "again", "other", "more"}
+        assert not any(name.startswith(t + "_") for t in taken)
+
+
+def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new_repo):
+    """The package the tests import replaces ``pytest.raises`` by a context manager that swallows everything: a
+    test that expects an exception passes without the fix, and the sentinel (a raises block that raises
+    nothing) passes too, which grades 0."""
+    repo = new_repo("raises")
+    base = commit_files(repo, "base", {"mod.py": "def f(x):\n    return 1 / x\n",
+                                       "tests/test_mod.py": "from mod import f\n\ndef test_old():\n    assert f(1)\n"})
+    (repo / "mod.py").write_text("import contextlib\nimport pytest\npytest.raises = lambda *a, **k: "
+                                 "contextlib.suppress(BaseException)\n\n\ndef f(x):\n    return 1 / x\n")
+    tests = _tests_dir(tmp_path, repo, base, "")
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
+        "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
+    details = _grade(tests, tmp_path / "logs")
+    assert details["fail_to_pass_passed"] == 1 and details["reward"] == 0.0 and "tampering" in details, details
+
+
+def test_a_planted_package_marker_does_not_shelter_a_shadowing_module(tmp_path):
+    """An ``__init__.py`` the agent adds (here at the workspace root) does not make its folder a package: a
+    module there that shadows a standard one is still removed, and so is the marker."""
+    (tmp_path / "pkg").mkdir()
+    for rel in ("__init__.py", "pprint.py", "pkg/__init__.py", "pkg/json.py", "tools/json.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    base = {"pkg/__init__.py": "100644 x", "pkg/json.py": "100644 y"}
+    assert verifier.planted_files(str(tmp_path), base, []) == ["__init__.py", "pprint.py", "tools/json.py"]
+
 
 
 def test_grade_writes_zero_when_config_is_broken(tmp_path):

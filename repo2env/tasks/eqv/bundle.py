@@ -16,7 +16,7 @@ from repo2env.core.records import Draft, RepoRef, Skip
 from repo2env.environment import images
 from repo2env.environment.task_image import build_task_image
 from repo2env.instructions.leak_audit import AuditContext, audit, remove_findings, rules_fired
-from repo2env.tasks.common import grader_budget, write_task, write_test_sh
+from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, write_task, write_test_sh
 from repo2env.tasks.eqv import task_module
 from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.generation import GateResult, run_gate
@@ -109,7 +109,7 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
     env_image = images.environment_image(ctx.client, stage.root / "environment", task_id)
     recorded = languages.load("python").record_env_manifest(ctx.client, env_image, stage, ctx.report)
     write_test_sh(stage, "eqv_harness.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC),
-                  python=recorded["executable"] if recorded else "python3")
+                  python=recorded["executable"] if recorded else DEFAULT_PYTHON_PATH)
     write_task(
         stage, task_id=task_id, pipeline=pipeline, pipeline_version=version, repo=repo, ref=commit,
         reference=f"{repo.web_url}/blob/{commit}/{fn.path}#L{fn.lineno}-L{fn.end_lineno}" if repo.web_url else None,
