@@ -99,8 +99,8 @@ def _grader_runs_git(copy: Path) -> None:
 
 
 def _python_from_path(copy: Path) -> None:
-    """test.sh starting the grader as plain ``python3``, found through PATH."""
-    text = (copy / "tests/test.sh").read_text()
+    """test.sh starting the grader as plain ``python3``, found through the agent's PATH."""
+    text = (copy / "tests/test.sh").read_text().replace("PATH=/usr/bin:/bin\n", "")
     python = json.loads((copy / "tests/config.json").read_text())["python"]
     (copy / "tests/test.sh").write_text(text.replace(python + " ", "python3 "))
 

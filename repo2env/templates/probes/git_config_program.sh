@@ -3,7 +3,7 @@
 # test to pass trivially under its own node id.
 cat > /tmp/r2e-git-program <<'SH'
 #!/bin/bash
-python3 /tmp/r2e-probe/trivial_tests.py >/dev/null 2>&1
+/usr/local/bin/python3 /tmp/r2e-probe/trivial_tests.py >/dev/null 2>&1
 cat
 SH
 chmod +x /tmp/r2e-git-program
