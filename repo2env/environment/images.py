@@ -111,12 +111,13 @@ def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallR
 
 
 def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, recipe: InstallRecipe,
-               bootstrap_tag: str) -> tuple[str, float]:
+               bootstrap_tag: str, submodules: list[dict] | None = None) -> tuple[str, float]:
     """Ensure the task image (repository at ``base_commit`` with its dependencies) exists.
 
     Returns ``(tag, build_seconds)``; build_seconds is 0.0 on a cache hit. The build context is a scrubbed copy
     of the repository (see ``gitrepo.scrubbed_copy``) with the content of each submodule the source clone has
-    (``gitrepo.export_submodules``). Raises ``BuildError``.
+    (``gitrepo.export_submodules``); ``submodules`` is ``gitrepo.submodule_state`` of the base commit when the
+    caller has it already. Raises ``BuildError``.
     """
     env_lines = "\n".join(f"ENV {k}={shlex.quote(v)}" for k, v in sorted(recipe.env.items()))
     install = " && ".join(recipe.commands) or "true"
@@ -124,7 +125,8 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
                                   install_command=install)
     # Submodule content is in the image when the source clone has it: which ones is part of the image's identity.
     dockerfile += "".join(f"# submodule {s['path']} at {s['commit']}: {'included' if s['included'] else 'missing'}\n"
-                          for s in gitrepo.submodule_state(repo.path, base_commit))
+                          for s in (submodules if submodules is not None
+                                    else gitrepo.submodule_state(repo.path, base_commit)))
     tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
     if image_exists(client, tag):
         return tag, 0.0

@@ -47,9 +47,10 @@ def build_task_image(client, repo: RepoRef, base_commit: str, recipe: InstallRec
     report("bootstrap image")
     bootstrap = images.bootstrap_image(client, repo, recipe)
     report(f"task image at {base_commit[:12]}")
-    image_ref, seconds = images.task_image(client, repo, base_commit, recipe, bootstrap)
+    submodules = gitrepo.submodule_state(repo.path, base_commit)
+    image_ref, seconds = images.task_image(client, repo, base_commit, recipe, bootstrap, submodules)
     return TaskImage(image_ref=image_ref, recipe=recipe, bootstrap=bootstrap, build_seconds=seconds,
-                     submodules=tuple(gitrepo.submodule_state(repo.path, base_commit)))
+                     submodules=tuple(submodules))
 
 
 def stage_environment(stage: BundleStage, image: TaskImage, base_commit: str) -> dict[str, str]:

@@ -335,8 +335,9 @@ def _perturbed(value):
     return None
 
 
-class _LastEquality(ast.NodeVisitor):
-    """Finds the last ``assert <x> == <constant>`` and the last ``with pytest.raises(...)`` of a function."""
+class _Perturbable(ast.NodeVisitor):
+    """Finds the last ``assert <x> == <constant>`` and the last ``with pytest.raises(...)`` of a function: the
+    places a sentinel's expectation can be perturbed."""
 
     def __init__(self):
         self.found = None
@@ -368,7 +369,7 @@ def sentinel_source(function_source, new_name):
         tree = ast.parse(function_source)
         func = tree.body[0]
         func.name = new_name
-        finder = _LastEquality()
+        finder = _Perturbable()
         finder.visit(func)
         if finder.raises is not None:  # nothing raised inside: an honest pytest.raises fails ("DID NOT RAISE")
             finder.raises.body = [ast.Expr(ast.Call(ast.Name("len", ast.Load()), [ast.Tuple([], ast.Load())], []))]
@@ -491,7 +492,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
         env.pop(name, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")  # cached bytecode planted beside a module is never read
+    # cached bytecode planted beside a module is never read
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
     preexec = None
     if runner_uid is not None and os.geteuid() == 0:
         home = os.path.join(scratch, "home")

@@ -90,7 +90,8 @@ def load(name: str) -> Language:
     if name not in _LOADED:
         matches = [ep for ep in entry_points(group=GROUP) if ep.name == name]
         if not matches:
-            raise InputError(f"language {name}: no such language plugin (installed: {', '.join(available()) or 'none'})")
+            installed = ", ".join(available()) or "none"
+            raise InputError(f"language {name}: no such language plugin (installed: {installed})")
         _LOADED[name] = matches[0].load()()
     return _LOADED[name]
 

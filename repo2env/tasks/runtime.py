@@ -72,13 +72,14 @@ def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
         p, gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "")]
 
 
-def grading_overlay(spec: RuntimeSpec, language) -> tuple[dict[str, tuple[bytes, str]], list[str]]:
+def grading_overlay(spec: RuntimeSpec, language,
+                    tree: dict[str, str]) -> tuple[dict[str, tuple[bytes, str]], list[str]]:
     """The files the grader writes before the tests run (path -> (bytes, octal mode)) and the ones it deletes:
     every test file of the test patch and every test-configuration file the gold patch changes, as of the head
     commit, and every other test-configuration file as of the base commit. The same state as the base commit with
-    the test patch and the gold patch's configuration changes applied, without git."""
+    the test patch and the gold patch's configuration changes applied, without git. ``tree``: the base commit's
+    entries (``gitrepo.ls_tree_entries``)."""
     repo, base, head = spec.repo.path, spec.base_commit, spec.head_commit
-    tree = gitrepo.ls_tree_entries(repo, base)
     config_names = language.test_config_names
     at_head = list(spec.split.test_files) + [p for p in spec.split.source_files + spec.split.docs_ci_files
                                              if PurePosixPath(p).name in config_names]
@@ -105,7 +106,7 @@ def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, time
 
 
 def _stage_files(stage: BundleStage, spec: RuntimeSpec, language, image: TaskImage, config: dict,
-                 overlay: tuple) -> dict[str, str]:
+                 overlay: tuple, base_tree: dict[str, str]) -> dict[str, str]:
     hosts = stage_environment(stage, image, spec.base_commit)
     stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
@@ -114,8 +115,7 @@ def _stage_files(stage: BundleStage, spec: RuntimeSpec, language, image: TaskIma
     stage.write_bytes("tests/test.patch", spec.split.test_patch.encode("utf-8", "surrogateescape"))
     for rel, (data, _) in overlay[0].items():
         stage.write_bytes(f"tests/{OVERLAY_DIR}/{rel}", data)
-    entries = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
-    stage.write_text("tests/base_files.json", json.dumps(entries, indent=0, sort_keys=True) + "\n")
+    stage.write_text("tests/base_files.json", json.dumps(base_tree, indent=0, sort_keys=True) + "\n")
     _write_config(stage, config)
     return hosts
 
@@ -216,9 +216,10 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
 def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language,
                   image: TaskImage) -> Draft | Skip:
     targets = run_targets(spec, ctx.options.whole_suite, language)
-    overlay = grading_overlay(spec, language)
+    base_tree = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
+    overlay = grading_overlay(spec, language, base_tree)
     config = _verifier_config(spec, targets, overlay, RUN_TIMEOUT_SEC)
-    hosts = _stage_files(stage, spec, language, image, config, overlay)
+    hosts = _stage_files(stage, spec, language, image, config, overlay, base_tree)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
         language.record_environment(ctx.client, env_image, stage, config, ctx.report)

@@ -74,4 +74,4 @@ class PythonLanguage:
             return None
         text, seconds = taken
         stage.write_text("tests/python_env.json", text)
-        return {"executable": json.loads(text).get("executable", "python3"), "seconds": seconds}
+        return {"executable": json.loads(text)["executable"], "seconds": seconds}
