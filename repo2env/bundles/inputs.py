@@ -1,25 +1,35 @@
-"""The digest of a runtime bundle's grading inputs, carried by ``tests/test.sh``
-(``--inputs-sha256``, see ``graders/runtime_verifier.py``): the grader refuses inputs whose digest differs, so a
-tool that changes an input (the schema 1.3 rewrite, a curator's edit) writes the new digest with ``restamp``."""
+"""What ``tests/test.sh`` pins of a bundle's grader: the digest of a runtime bundle's grading inputs
+(``--inputs-sha256``, see ``graders/runtime_verifier.py``), which the grader checks, and the sha256 of each grader
+file (``/tests/<file>=<sha256>``, see ``graders/bootstrap.py``), which the bootstrap checks before running it. A tool
+that changes an input or a grader file (the schema 1.3 rewrite, a curator's edit) writes the new values with
+``restamp``."""
 
 import os
 import re
 from pathlib import Path
 
-from repo2env.graders import runtime_verifier
+from repo2env.graders import bootstrap, runtime_verifier
 
 DIGEST_ARG = re.compile(r"--inputs-sha256 [0-9a-f]{64}")
 
 
 def restamp(bundle: Path) -> bool:
-    """Write the digest of ``bundle/tests``' current inputs into ``bundle/tests/test.sh``; returns False when
-    that test.sh carries none (not a runtime bundle). Keeps the file's mode."""
+    """Write the digest of ``bundle/tests``' current inputs (when test.sh carries one) and the current pins of its
+    grader files (when test.sh carries them) into ``bundle/tests/test.sh``; returns False when it carries
+    neither. Keeps the file's mode. Raises ``FileNotFoundError`` when a pinned grader file is gone."""
     path = bundle / "tests" / "test.sh"
     text = path.read_text(encoding="utf-8")
-    if not DIGEST_ARG.search(text):
+    found = bool(DIGEST_ARG.search(text)) or bool(bootstrap.PIN.search(text))
+    if DIGEST_ARG.search(text):
+        digest = runtime_verifier.inputs_digest(str(bundle / "tests"))
+        text = DIGEST_ARG.sub(f"--inputs-sha256 {digest}", text)
+    pinned = bootstrap.PIN.search(text)
+    if pinned:
+        names = [pin.rsplit("=", 1)[0][len("/tests/"):] for pin in pinned.group(0).rstrip(",").split(",")]
+        text = text[:pinned.start()] + bootstrap.pins(bundle / "tests", names) + text[pinned.end():]
+    if not found:
         return False
-    digest = runtime_verifier.inputs_digest(str(bundle / "tests"))
     mode = os.stat(path).st_mode & 0o777
-    path.write_text(DIGEST_ARG.sub(f"--inputs-sha256 {digest}", text), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     os.chmod(path, mode)
     return True

@@ -40,7 +40,7 @@ from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
 from repo2env.environment.task_image import egress_hosts
 
-PROBES_VERSION = "2"
+PROBES_VERSION = "3"
 MATERIAL = "/tmp/r2e-probe"
 MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
 
@@ -77,7 +77,9 @@ PROBES = (
     Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",)),
     Probe("git_config_program", "grader_programs", "git_config_program.sh", ("runtime",)),
     Probe("path_interpreter", "grader_programs", "path_interpreter.sh", ("runtime", "eqv")),
+    Probe("system_program", "grader_programs", "system_program.sh", ("runtime", "eqv")),
     Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
+    Probe("grader_swapper", "input_rewriting", "grader_swapper.sh", ("runtime", "eqv")),
     Probe("fifo_site_packages", "grader_hang", "fifo_site_packages.sh", ("runtime", "eqv")),
     Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",)),
     Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",)),

@@ -8,7 +8,9 @@ hands files back. It is always removed on exit, so no container is left behind.
 import io
 import os
 import shlex
+import signal
 import tarfile
+import threading
 import time
 from pathlib import Path
 
@@ -97,12 +99,53 @@ class TaskContainer:
     def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
              user: str = "root", tail: int | None = 6000) -> tuple[int, str, float]:
         """Run ``cmd`` as ``user``; returns ``(exit_code, output, seconds)``: the last ``tail`` characters of the
-        output (None: all of it). Exit 124 means it timed out."""
+        output (None: all of it). Exit 124 means it timed out. The time limit is kept here, on the host: no
+        program of the container (which the agent, as root there, may have replaced, ``timeout`` say) wraps
+        ``cmd``. On time-out the command's processes are killed (``_kill_exec``)."""
+        api = self.container.client.api
         start = time.monotonic()
-        wrapped = ["timeout", "-k", "10", str(int(timeout_sec)), *cmd]
-        code, out = self.container.exec_run(wrapped, workdir=workdir or self.workdir, demux=False, user=user)
-        text = (out or b"").decode("utf-8", errors="replace")
+        exec_id = api.exec_create(self.container.id, cmd, workdir=workdir or self.workdir, user=user)["Id"]
+        got: dict[str, bytes] = {}
+        worker = threading.Thread(target=lambda: got.update(out=api.exec_start(exec_id, demux=False)), daemon=True)
+        worker.start()
+        worker.join(timeout_sec)
+        if worker.is_alive():
+            self._kill_exec(api.exec_inspect(exec_id).get("Pid"))
+            worker.join(30)
+            code = 124
+        else:
+            code = api.exec_inspect(exec_id).get("ExitCode")
+        text = (got.get("out") or b"").decode("utf-8", errors="replace")
         return code, text if tail is None else text[-tail:], time.monotonic() - start
+
+    def _kill_exec(self, pid: int | None) -> None:
+        """Kill a timed-out command: its host process ``pid`` (as the engine reports it) and that one's descendants,
+        found in the host's /proc (only when its cgroup names this container); where that is not allowed (not root)
+        or the process is not on this host (a remote engine), the container."""
+        try:
+            with open(f"/proc/{int(pid or 0)}/cgroup") as handle:  # this host's process, in this container?
+                if self.container.id not in handle.read():
+                    raise PermissionError("not a process of this container here")
+            children: dict[int, list[int]] = {}
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        with open(f"/proc/{entry}/stat") as handle:
+                            ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+                    except (OSError, IndexError, ValueError):
+                        continue
+                    children.setdefault(ppid, []).append(int(entry))
+            tree, todo = [], [pid]
+            while todo:
+                tree.append(todo.pop())
+                todo.extend(children.get(tree[-1], []))
+            for member in tree:
+                try:
+                    os.kill(member, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        except OSError:  # PermissionError, or no such process on this host (a remote engine)
+            self.container.kill()
 
     def get_tar(self, path: str) -> bytes | None:
         """A tar archive (bytes) of ``path`` in the container as its last component, or None when it is absent."""

@@ -2,7 +2,8 @@
 ``tests/env_guard.py`` beside the grader, which runs as ``python3 -I -S`` (no site-packages, no ``.pth``, no
 environment variables), so nothing the agent planted runs inside the grader itself.
 
-``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter) as
+``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter, and the
+``SYSTEM_FILES``: ``/etc/ld.so.preload``, the shells) as
 ``{"roots": [...], "files": {path: digest}, "executable": path}``, ``__pycache__`` left out (the test run reads no
 cached bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). It cannot hang: only regular files are opened
 (a FIFO, socket or device is recorded by its kind), and of a file larger than ``FULL_DIGEST_BYTES`` only the
@@ -11,13 +12,13 @@ small one. Recorded when the task is generated
 (``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
 grader then scores 0 without running a test.
 
-``kill_strays()``: after the tests, every process but the grader, its ancestors and the container's main chain
-(pid 1, its oldest child, that one's oldest child, ...: ``docker-init`` -> ``sh -c "sleep infinity"`` -> ``sleep``
+``kill_strays()``: before the grader reads anything (the bootstrap in test.sh runs this very code) and after the
+tests, every process but the grader, its ancestors and the container's main chain (pid 1, its oldest child, that one's oldest child, ...: ``docker-init`` -> ``sh -c "sleep infinity"`` -> ``sleep``
 as Harbor starts it) is killed, so nothing the agent or the tests started (say, a daemon waiting to overwrite the
 reward, which ends up a younger child of pid 1) outlives them.
 
 ``python3 env_guard.py snapshot`` prints the snapshot as JSON; ``python3 env_guard.py kill-strays`` kills the
-strays (test.sh runs it when the grader ran out of time).
+strays.
 """
 
 import hashlib
@@ -84,6 +85,11 @@ def _entry(path):
 BOOKKEEPING = ("RECORD", "uv_cache.json", "uv_build.json", "INSTALLER", "REQUESTED", "direct_url.json")
 
 
+# Outside the Python environment, what runs before or under the grader: the dynamic loader's preload list (absent
+# in a clean image; a library named there loads into every process) and the shells test.sh and Harbor start.
+SYSTEM_FILES = ("/etc/ld.so.preload", "/bin/bash", "/bin/sh")
+
+
 def snapshot():
     """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target."""
     files = {}
@@ -101,7 +107,11 @@ def snapshot():
                 except OSError:
                     files[path] = "unreadable"
     exe = os.path.realpath(sys.executable)
-    files[exe] = _entry(exe)
+    for path in (exe,) + SYSTEM_FILES:
+        try:
+            files[os.path.realpath(path)] = _entry(os.path.realpath(path))
+        except OSError:
+            files[os.path.realpath(path)] = "absent"
     return {"roots": roots(), "files": files, "executable": exe}
 
 

@@ -335,50 +335,67 @@ def _perturbed(value):
     return None
 
 
-class _Perturbable(ast.NodeVisitor):
-    """Finds the last ``assert <x> == <constant>`` and the last ``with pytest.raises(...)`` of a function: the
-    places a sentinel's expectation can be perturbed."""
+def _returns(node):
+    """Whether a ``return`` in ``node``'s own body (not a nested function's or class's) may end it early."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Return):
+            return True
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and \
+                _returns(child):
+            return True
+    return False
 
-    def __init__(self):
-        self.found = None
-        self.raises = None
 
-    def visit_Assert(self, node):
-        test = node.test
+class _Perturbable(object):
+    """Where a sentinel's expectation can be changed in a test function so that the change is sure to run and
+    nothing of the original is skipped: its last statement, when that is an ``assert <x> == <constant>``
+    (``found``: the constant) or a ``with pytest.raises(...)`` (``raises``). A check nested in an ``if``, a loop
+    or a helper may not run in a passing test, and a check followed by clean-up (an encoder unregistered, a
+    setting restored) would leave that state behind when it fails. ``returns``: a ``return`` may end the body
+    early, so nothing appended to it is sure to run either."""
+
+    def __init__(self, func):
+        self.found = self.raises = None
+        self.returns = _returns(func)
+        last = func.body[-1] if func.body and not self.returns else None
+        test = last.test if isinstance(last, ast.Assert) else None
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
             for side in (test.comparators[0], test.left):
                 if isinstance(side, ast.Constant) and _perturbed(side.value) is not None:
                     self.found = side
-        self.generic_visit(node)
+        if isinstance(last, ast.With):
+            for item in last.items:
+                call = item.context_expr
+                if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "raises":
+                    self.raises = last
 
-    def visit_With(self, node):
-        for item in node.items:
-            call = item.context_expr
-            if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "raises":
-                self.raises = node
-        self.generic_visit(node)
+
+def _parsed_function(function_source):
+    """The ``FunctionDef`` of a module-level function's source, or None (a syntax error, an old Python)."""
+    try:
+        tree = ast.parse(function_source)
+    except SyntaxError:
+        return None
+    return tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
 
 
 def sentinel_source(function_source, new_name):
-    """A copy of a test function (the source of a module-level ``def test_*``) named ``new_name`` that fails
-    however the code under test behaves: its last ``with pytest.raises(...)`` block raises nothing (so a
-    ``pytest.raises`` the code under test weakened is caught too), else its last ``assert <x> == <constant>``
-    expects a different constant; without either (or on a Python without ``ast.unparse``) a failing check in the
-    same style is appended. Returns the source."""
-    if hasattr(ast, "unparse"):
-        tree = ast.parse(function_source)
-        func = tree.body[0]
+    """A copy of a test function (the source of a module-level ``def test_*`` that passes with the reference)
+    named ``new_name`` that fails however the code under test behaves, after doing all the original does
+    (``_Perturbable``): when its last statement is a ``with pytest.raises(...)`` block, that block raises nothing
+    (so a ``pytest.raises`` the code under test weakened is caught too); when it is an ``assert <x> ==
+    <constant>``, that expects a different constant; else (or on a Python without ``ast.unparse``) a failing
+    check in the same style is appended. Returns the source."""
+    func = _parsed_function(function_source) if hasattr(ast, "unparse") else None
+    if func is not None:
         func.name = new_name
-        finder = _Perturbable()
-        finder.visit(func)
+        finder = _Perturbable(func)
         if finder.raises is not None:  # nothing raised inside: an honest pytest.raises fails ("DID NOT RAISE")
             finder.raises.body = [ast.Expr(ast.Call(ast.Name("len", ast.Load()), [ast.Tuple([], ast.Load())], []))]
-            ast.fix_missing_locations(tree)
-            return ast.unparse(tree)
+            return ast.unparse(ast.fix_missing_locations(func))
         if finder.found is not None:
             finder.found.value = _perturbed(finder.found.value)
-            ast.fix_missing_locations(tree)
-            return ast.unparse(tree)
+            return ast.unparse(ast.fix_missing_locations(func))
     lines = function_source.rstrip().splitlines()
     lines[0] = re.sub(r"def\s+\w+", "def " + new_name, lines[0], count=1)
     body = [line for line in lines[1:] if line.strip()]
@@ -389,7 +406,7 @@ def sentinel_source(function_source, new_name):
 
 def _test_functions(source):
     """Module-level ``def test_*`` functions of a test module that are not decorated (parametrized): (name,
-    source)."""
+    source, first line, last line), lines 1-based."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -400,50 +417,95 @@ def _test_functions(source):
     for node, after in zip(nodes, nodes[1:] + [None]):
         if node.name.startswith("test") and not node.decorator_list:
             end = getattr(node, "end_lineno", None) or (after.lineno - 1 if after else len(lines))
-            found.append((node.name, "".join(lines[node.lineno - 1:end])))
+            found.append((node.name, "".join(lines[node.lineno - 1:end]), node.lineno, end))
     return found
+
+
+def _origin_kind(function_source):
+    """How a sentinel can be made from this test: ``"constant"`` (an indistinguishable change of one constant),
+    ``"raises"``, ``"append"`` (a failing check appended), or None when no change is sure to run (a top-level
+    ``return`` ends the body early, or it does not parse)."""
+    func = _parsed_function(function_source)
+    if func is None:
+        return None
+    finder = _Perturbable(func)
+    if finder.raises is not None:
+        return "raises"
+    if finder.found is not None:
+        return "constant"
+    return None if finder.returns else "append"
 
 
 def _sentinel_name(source, taken, rng):
     """A fresh test name made of words the module's own test names use (``test_<word>_<word>[_<word>]``), not an
-    existing name with a suffix, so that it cannot be told from the module's tests by its name."""
+    existing name with a suffix, so that it cannot be told from the module's tests by its name. Always returns:
+    a name that only a bare ``test`` prefixes is allowed, and after 200 draws any name not taken is."""
     words = [w for name in re.findall(r"def\s+test_?(\w+)", source) for w in name.lower().split("_") if w.isalpha()]
     words = sorted(set(words)) or ["case", "value", "result"]
-    while True:
+    stems = [t for t in taken if t != "test"]  # every candidate starts with "test_": that prefix tells nothing
+    for _ in range(200):
         name = "test_" + "_".join(rng.choice(words) for _ in range(rng.choice((2, 3))))
-        if name not in taken and not any(name.startswith(t + "_") or t.startswith(name + "_") for t in taken):
+        if name not in taken and not any(name.startswith(t + "_") or t.startswith(name + "_") for t in stems):
             return name
-        taken = taken | {name}
         words.append(rng.choice(("case", "value", "again", "other", "more")))
+    number = 2
+    while "%s_%d" % (name, number) in taken:
+        number += 1
+    return "%s_%d" % (name, number)
 
 
-def plant_sentinels(workspace, files, count, rng):
-    """Append up to ``count`` sentinel tests (``sentinel_source``) to the test ``files`` (relative paths), each
-    copied from a test of its own file under a fresh name from the file's own vocabulary (``_sentinel_name``):
-    per file, one from a test that uses ``pytest.raises`` when there is one, and one from another test; a file
-    without a plain module-level test function gets a failing check. Returns their node ids."""
+def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
+    """Plant up to ``count`` sentinel tests (``sentinel_source``) in the test ``files`` (relative paths), each a
+    copy of a test of its own file under a fresh name from the file's own vocabulary (``_sentinel_name``), placed
+    right before or right after the test it copies (at random), so that neither its name nor its place tells it
+    from the original. Only tests in ``graded`` (the node ids graded, all of which pass with the reference; None:
+    any) are copied, so the copy's changed expectation is sure to run. Per file, one from a test that uses
+    ``pytest.raises`` when there is one, and one from another test, preferring tests with a constant to perturb.
+    Files and tests in ``fail_to_pass`` come first: a runner changed to spare a near-copy must still report the
+    graded original as failing. A file without such a test gets a failing check at its end. Returns their node
+    ids."""
+    fail_to_pass = set(fail_to_pass)
     hosts = sorted(set(rel for rel in files if rel.endswith(".py") and os.path.isfile(os.path.join(workspace, rel))))
     rng.shuffle(hosts)
+    hosts.sort(key=lambda rel: not any(g.startswith(rel + "::") for g in fail_to_pass))  # stable: F2P files first
     planted = []
     for rel in hosts:
         path = os.path.join(workspace, rel)
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             source = fh.read()
         taken = set(re.findall(r"def\s+(\w+)", source))
-        functions = _test_functions(source)
-        raising = [f for f in functions if "raises" in f[1]]
-        others = [f for f in functions if "raises" not in f[1]]
-        bodies = [group[rng.randrange(len(group))][1] for group in (raising, others) if group]
-        if not bodies:
-            stem = os.path.basename(rel)[:-3]
-            bodies = ["def test_x():\n    assert %r == %r\n" % (stem, stem)]
-        for body in bodies:
+        kinds = [(f[0], _origin_kind(f[1])) for f in _test_functions(source)
+                 if graded is None or rel + "::" + f[0] in graded]
+        picks = []
+        for group in ([k for k in kinds if k[1] == "raises"], [k for k in kinds if k[1] in ("constant", "append")]):
+            for narrowed in ([k for k in group if rel + "::" + k[0] in fail_to_pass and k[1] != "append"],
+                             [k for k in group if rel + "::" + k[0] in fail_to_pass],
+                             [k for k in group if k[1] != "append"], group):
+                if narrowed:
+                    picks.append(narrowed[rng.randrange(len(narrowed))][0])
+                    break
+        if not picks:
+            picks = [None]
+        for origin in picks:
             if len(planted) >= count:
                 return planted
             new_name = _sentinel_name(source, taken, rng)
             taken.add(new_name)
-            with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write("\n\n" + sentinel_source(body, new_name) + "\n")
+            lines = source.splitlines(True)
+            if lines and not lines[-1].endswith("\n"):
+                lines[-1] += "\n"
+            found = [f for f in _test_functions(source) if f[0] == origin]
+            if found:
+                name, body, first, last = found[0]
+                at = first - 1 if rng.random() < 0.5 else last
+                text = sentinel_source(body, new_name)
+            else:
+                stem = os.path.basename(rel)[:-3]
+                at, text = len(lines), sentinel_source("def test_x():\n    assert %r == %r\n" % (stem, stem), new_name)
+            lines[at:at] = ["\n\n" + text + "\n\n\n"]
+            source = "".join(lines)
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(source)
             planted.append(rel + "::" + new_name)
     return planted
 
@@ -673,8 +735,9 @@ def cmd_grade(args):
         prepare_workspace(inputs)
         files = grade_files(f2p + p2p)
         rng = random.Random(os.urandom(16))
-        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), config.get("sentinels",
-                                                                                          DEFAULT_SENTINELS), rng)
+        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p),
+                                    config.get("sentinels", DEFAULT_SENTINELS), rng, fail_to_pass=f2p,
+                                    graded=set(f2p) | set(p2p))
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),

@@ -19,6 +19,7 @@ from repo2env.core.limits import AGENT_TIMEOUT_SEC
 from repo2env.core.metadata import Evaluation, Repo2EnvMetadata
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.core.records import ChangeSplit, RepoRef
+from repo2env.graders import bootstrap
 
 
 def split_at(repo: RepoRef, base: str, head: str) -> ChangeSplit:
@@ -80,7 +81,12 @@ def grader_budget(verifier_timeout_sec: float) -> int:
 
 def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str = DEFAULT_PYTHON_PATH,
                   args: str = "") -> None:
-    """Write ``tests/test.sh`` (``templates/test.sh``): run ``tests/<grader>`` with the interpreter ``python``
-    (an absolute path where the environment recorded one) under ``budget`` seconds, ``args`` appended."""
+    """Write ``tests/test.sh`` (``templates/test.sh``): the interpreter ``python`` (an absolute path where the
+    environment recorded one) runs the bootstrap (``graders/bootstrap.py``), which runs ``tests/<grader>``
+    under ``budget`` seconds, ``args`` appended. The grader files (``tests/<grader>`` and ``tests/env_guard.py``
+    when staged) must be staged first: their sha256 pins go into test.sh. Raises ``FileNotFoundError`` if not."""
+    pins = bootstrap.pins(stage.root / "tests", bootstrap.grader_files(stage.root / "tests", grader))
     stage.write_text("tests/test.sh", templates.render("test.sh", grader=grader, grader_budget=str(budget),
-                                                       python=python, grader_args=args), executable=True)
+                                                       python=python, grader_args=args, grader_pins=pins,
+                                                       bootstrap=bootstrap.program().rstrip("\n")),
+                     executable=True)

@@ -96,8 +96,8 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
         stage.write_text("instruction.md", made.text)
         if image is not None:
             stage_environment(stage, image, pr.base_commit)
-            write_test_sh(stage, "verifier.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC))
             stage.write_bytes("tests/verifier.py", graders.source("diff_verifier"))
+            write_test_sh(stage, "verifier.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC))
             stage.write_bytes("tests/oracle.patch", whole.encode("utf-8", "surrogateescape"))
             stage.write_text("tests/instruction.md", made.text)
             stage.write_text("tests/config.json", json.dumps(

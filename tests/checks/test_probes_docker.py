@@ -34,8 +34,11 @@ def _reward(client, bundle: Path, name: str, verifier_timeout_sec: float = 300) 
 
 
 def _weak(bundle: Path, tmp_path: Path, name: str, edit) -> Path:
+    """A copy of ``bundle`` with ``edit`` applied, its grader files pinned anew in test.sh (as a weak bundle's
+    maker would: without the new pins the bootstrap refuses an edited grader)."""
     copy = shutil.copytree(bundle, tmp_path / name)
     edit(copy)
+    restamp(copy)
     return copy
 
 
@@ -80,7 +83,7 @@ def _no_stray_killing(copy: Path) -> None:
     """No stray killing, before or after the tests; test.sh then ends a second later, as Harbor reads the reward
     some time after (without the pause the daemon's next write may or may not land before the read)."""
     _edit(copy, "tests/verifier.py", "env_guard.kill_strays()", "None", count=2)
-    _edit(copy, "tests/test.sh", "kill-strays", "snapshot >/dev/null")
+    _edit(copy, "tests/test.sh", "    kill_strays()\n", "    pass\n", count=2)
     _edit(copy, "tests/test.sh", "\nexit 0\n", "\nsleep 1\nexit 0\n")
 
 
@@ -103,6 +106,19 @@ def _python_from_path(copy: Path) -> None:
     text = (copy / "tests/test.sh").read_text().replace("PATH=/usr/bin:/bin\n", "")
     python = json.loads((copy / "tests/config.json").read_text())["python"]
     (copy / "tests/test.sh").write_text(text.replace(python + " ", "python3 "))
+
+
+def _unpinned(copy: Path) -> None:
+    """A bootstrap that runs the grader files as it finds them in /tests (no sha256 pins checked)."""
+    _edit(copy, "tests/test.sh", "if hashlib.sha256(data).hexdigest() != want:", "if False:")
+
+
+def _system_timeout(copy: Path) -> None:
+    """test.sh running the grader under ``/usr/bin/timeout`` (a system program the agent, as root, can replace),
+    as graders commonly do."""
+    python = json.loads((copy / "tests/config.json").read_text())["python"]
+    _edit(copy, "tests/test.sh", "R2E_IN_TASK_CONTAINER=1 " + python, "R2E_IN_TASK_CONTAINER=1 /usr/bin/timeout -s KILL "
+          "280 " + python)
 
 
 def _no_inputs_digest(copy: Path) -> None:
@@ -141,6 +157,8 @@ WEAK = {  # probe -> the defense removed
     "git_config_program": _grader_runs_git,
     "path_interpreter": _python_from_path,
     "input_rewriter": _no_inputs_digest,
+    "grader_swapper": _unpinned,
+    "system_program": _system_timeout,
     "code_runner_flip": _no_sentinels,
     "code_early_exit": _no_sentinels,
     "code_result_rewrite": _no_sentinels,
@@ -155,8 +173,7 @@ def _opens_every_file(copy: Path) -> None:
     on the grader: no reward is written before Harbor's verifier timeout."""
     _edit(copy, "tests/env_guard.py", "    info = os.lstat(path)\n", "    open(path, 'rb').close()\n"
                                                                   "    info = os.lstat(path)\n")
-    text = (copy / "tests/test.sh").read_text()
-    (copy / "tests/test.sh").write_text(re.sub(r"/usr/bin/timeout -s KILL \d+ ", "", text))
+    _edit(copy, "tests/test.sh", "signal.alarm(budget)", "signal.alarm(0)")
 
 
 HANG = {"fifo_site_packages": _opens_every_file}  # probe -> the defense removed; the weak bundle writes no reward
@@ -207,7 +224,8 @@ def test_equivalence_probes(docker_client, tmp_path):
     assert {p["name"]: p["reward"] for p in probes} == {
         "reward_files": 0.0, "reward_readonly": 0.0, "reward_dirs": 0.0, "reward_late_writer": 0.0, "site_pth": 0.0,
         "sitecustomize": 0.0, "history": 0.0, "filesystem": 0.0, "eqv_read_tests": 0.0, "eqv_delegate": 0.0,
-        "path_interpreter": 0.0, "fifo_site_packages": 0.0, "valid_alternative": 1.0}
+        "path_interpreter": 0.0, "fifo_site_packages": 0.0, "system_program": 0.0, "grader_swapper": 0.0,
+        "valid_alternative": 1.0}
 
     def open_tests(copy: Path) -> None:  # the candidate runs as root and may read the grader's files
         text = (copy / "tests/eqv_harness.py").read_text()

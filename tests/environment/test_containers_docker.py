@@ -1,5 +1,6 @@
-"""Leftover containers of a killed run are removed before a resumed run starts, even when the engine is already
-removing them (the killed run had asked) or they vanish between listing and removal."""
+"""Task containers in a real engine: leftovers of a killed run are removed before a resumed run starts, even when
+the engine is already removing them (the killed run had asked) or they vanish between listing and removal; a
+command's time limit is kept on the host."""
 
 import subprocess
 
@@ -36,3 +37,17 @@ def test_a_live_runs_containers_stay(docker_client):
         assert docker_client.containers.get(box.id).id == box.id
     finally:
         box.remove(force=True)
+
+
+def test_exec_keeps_its_time_limit_on_the_host_not_in_the_container(docker_client):
+    """A ``timeout`` the agent replaced in the container never wraps a command (it would decide what runs), and
+    a command over its limit is killed with its children (exit 124), leaving the container usable."""
+    with containers.TaskContainer(docker_client, BASE_IMAGE, workdir="/") as box:
+        box.exec(["sh", "-c", "printf '#!/bin/sh\\necho forged\\n' > /usr/bin/timeout"])
+        code, out, _ = box.exec(["sh", "-c", "echo real; exit 3"])
+        assert (code, out.strip()) == (3, "real")
+        code, _, seconds = box.exec(["sh", "-c", "sleep 300 & sleep 300"], timeout_sec=3)
+        assert code == 124 and seconds < 40
+        code, out, _ = box.exec(["sh", "-c", "ps -e -o comm= 2>/dev/null | grep -c sleep || "
+                                             "grep -l sleep /proc/[0-9]*/comm | wc -l"])
+        assert out.strip().splitlines()[-1] == "1", out  # only the container's own `sleep infinity` is left

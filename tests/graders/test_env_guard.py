@@ -42,3 +42,24 @@ def test_a_large_file_is_digested_by_its_head_and_its_size(tmp_path, monkeypatch
     first = env_guard.snapshot()["files"][str(big)]
     big.write_bytes(b"a" * 4097)  # same head, other size
     assert env_guard.snapshot()["files"][str(big)] != first
+
+
+def test_a_preload_list_or_a_shell_that_appears_or_changes_is_caught(tmp_path, monkeypatch):
+    """Outside the Python environment, the loader's preload list (absent in a clean image) and the shells are
+    part of the snapshot: one that appears or changes after generation is named by ``compare``."""
+    root = tmp_path / "site-packages"
+    root.mkdir()
+    shell = tmp_path / "bash"
+    shell.write_bytes(b"\x7fELF real")
+    preload = tmp_path / "ld.so.preload"
+    monkeypatch.setattr(env_guard, "roots", lambda: [str(root)])
+    monkeypatch.setattr(env_guard, "SYSTEM_FILES", (str(preload), str(shell)))
+    recorded = env_guard.snapshot()
+    assert recorded["files"][str(preload)] == "absent"
+    assert env_guard.compare(recorded) is None
+    preload.write_text("/tmp/hook.so\n")
+    assert env_guard.compare(recorded).startswith("python environment changed since the task was built: changed "
+                                                  + str(preload))
+    preload.unlink()
+    shell.write_bytes(b"#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n")
+    assert str(shell) in env_guard.compare(recorded)
