@@ -14,6 +14,7 @@ original stays in the repository; ``hidden``: its body is removed from the image
 import hashlib
 
 from repo2env.pipeline import (
+    GATE_BOXES,
     BuildContext,
     Draft,
     FunctionCandidate,
@@ -75,3 +76,7 @@ class EquivalenceTestsPipeline:
     def build(self, repo: RepoRef, fn: FunctionCandidate, ctx: BuildContext) -> Draft | Skip:
         return build_eqv_task(ctx, repo, self._commit, fn, task_id=self.task_id(repo, fn), pipeline=self.name,
                               version=self.version, opts=self._opts)
+
+    def close(self) -> None:
+        """The gate's container of this revision is removed (``GATE_BOXES``)."""
+        GATE_BOXES.close()

@@ -41,6 +41,7 @@ from repo2env.tasks.eqv.bundle import build_eqv_task
 from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.discover import discover as discover_functions
 from repo2env.tasks.eqv.discover import select as select_functions
+from repo2env.tasks.eqv.generation import GATE_BOXES
 from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, whole_number, words
 from repo2env.tasks.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.tasks.runtime import RuntimeSpec, build_runtime_task
@@ -58,7 +59,8 @@ __all__ = [
     "CommitFilterConfig", "category_of", "change_skip_reason", "message_skip_reason", "strip_type",
     # kits
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
-    "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "parse_diff_weights", "FunctionCandidate", "build_eqv_task",
+    "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
+    "build_eqv_task",
     "discover_functions", "select_functions",
 ]
 
@@ -69,7 +71,9 @@ GROUP = "repo2env.pipelines"
 class Pipeline(Protocol):
     """A pipeline plugin. ``name`` and ``version`` go into every bundle's ``[metadata.repo2env]``. An optional
     ``formats`` tuple names the ``--format`` values it writes (default ``("harbor-1.0",)``; ``harbor-1.3`` needs
-    ``Draft.split_layout``)."""
+    ``Draft.split_layout``). An optional ``close()`` releases what ``build`` kept between candidates (the
+    equivalence gate's container of a revision); ``generate`` calls it once when the run ends, whatever its
+    outcome."""
 
     name: str
     version: str

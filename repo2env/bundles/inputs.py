@@ -1,6 +1,6 @@
 """What ``tests/test.sh`` pins of a bundle's grader: the digest of a runtime bundle's grading inputs
 (``--inputs-sha256``, see ``graders/runtime_verifier.py``), which the grader checks, and the sha256 of each grader
-file (``/tests/<file>=<sha256>``, see ``graders/bootstrap.py``), which the bootstrap checks before running it. A tool
+file (``/tests/<file>=<sha256>``, see ``bundles/bootstrap.py``), which the bootstrap checks before running it. A tool
 that changes an input or a grader file (the schema 1.3 rewrite, a curator's edit) writes the new values with
 ``restamp``."""
 
@@ -8,7 +8,8 @@ import os
 import re
 from pathlib import Path
 
-from repo2env.graders import bootstrap, runtime_verifier
+from repo2env.bundles import bootstrap
+from repo2env.graders import runtime_verifier
 
 DIGEST_ARG = re.compile(r"--inputs-sha256 [0-9a-f]{64}")
 

@@ -111,6 +111,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
     if summary.llm_usage:
         table.add_row("LLM synthesis", summary.llm_usage)
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
+    if summary.verified:
+        table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
     err_console.print(table)
     err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
 

@@ -2,8 +2,9 @@
 ``tests/env_guard.py`` beside the grader, which runs as ``python3 -I -S`` (no site-packages, no ``.pth``, no
 environment variables), so nothing the agent planted runs inside the grader itself.
 
-``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter, and the
-``SYSTEM_FILES``: ``/etc/ld.so.preload``, the shells) as
+``snapshot()``: the Python environment's files (stdlib, site-packages, the user site, the interpreter, and
+``system_paths()``: the loader's preload list, configuration and cache, the interpreter's shared libraries, the
+shells) as
 ``{"roots": [...], "files": {path: digest}, "executable": path}``, ``__pycache__`` left out (the test run reads no
 cached bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). It cannot hang: only regular files are opened
 (a FIFO, socket or device is recorded by its kind), and of a file larger than ``FULL_DIGEST_BYTES`` only the
@@ -26,6 +27,7 @@ import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import sysconfig
 
@@ -86,8 +88,32 @@ BOOKKEEPING = ("RECORD", "uv_cache.json", "uv_build.json", "INSTALLER", "REQUEST
 
 
 # Outside the Python environment, what runs before or under the grader: the dynamic loader's preload list (absent
-# in a clean image; a library named there loads into every process) and the shells test.sh and Harbor start.
-SYSTEM_FILES = ("/etc/ld.so.preload", "/bin/bash", "/bin/sh")
+# in a clean image; a library named there loads into every process), its configuration and cache (which say where
+# a library is found), and the shells test.sh and Harbor start. Also recorded: every configuration file in
+# /etc/ld.so.conf.d and the shared libraries a fresh interpreter maps (libpython, libc, libm, the loader).
+SYSTEM_FILES = ("/etc/ld.so.preload", "/etc/ld.so.cache", "/etc/ld.so.conf", "/bin/bash", "/bin/sh")
+
+
+def system_paths():
+    """``SYSTEM_FILES``, the files of ``/etc/ld.so.conf.d`` and the shared libraries a fresh ``python -I -S``
+    maps (read from its ``/proc/self/maps``; none where there is no /proc), in that order."""
+    paths = list(SYSTEM_FILES)
+    try:
+        paths += sorted(os.path.join("/etc/ld.so.conf.d", name) for name in os.listdir("/etc/ld.so.conf.d"))
+    except OSError:
+        pass
+    try:
+        maps = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.stdout.write(open("
+                               "'/proc/self/maps').read())"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              timeout=30).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        maps = ""
+    libraries = set()
+    for line in maps.splitlines():
+        fields = line.split()
+        if len(fields) >= 6 and fields[5].startswith("/") and ".so" in os.path.basename(fields[5]):
+            libraries.add(fields[5])
+    return paths + sorted(libraries)
 
 
 def snapshot():
@@ -107,7 +133,7 @@ def snapshot():
                 except OSError:
                     files[path] = "unreadable"
     exe = os.path.realpath(sys.executable)
-    for path in (exe,) + SYSTEM_FILES:
+    for path in [exe] + system_paths():
         try:
             files[os.path.realpath(path)] = _entry(os.path.realpath(path))
         except OSError:
@@ -146,36 +172,50 @@ IN_CONTAINER = "R2E_IN_TASK_CONTAINER"  # set to 1 by the bundle's test.sh: only
 def kill_strays():
     """Kill every process except this one, its ancestors and the container's main chain (module docstring).
     Does nothing unless ``R2E_IN_TASK_CONTAINER=1`` (set by the bundle's test.sh): run on a host, it would take
-    the host's own processes down. Returns the number of processes signalled."""
+    the host's own processes down. First every process but pid 1 and this one is stopped at once
+    (``kill(-1, SIGSTOP)``: the kernel signals them all under one lock and a fork in progress is undone, so a
+    process that keeps forking, its pid changing, cannot slip between a listing and the kill); then the strays
+    are killed and the kept ones continued. Returns the number of processes killed."""
     if os.environ.get(IN_CONTAINER) != "1":
         return 0
-    pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    info = {}
-    for pid in pids:
-        got = _stat(pid)
-        if got is not None:
-            info[pid] = got
-    keep = {1, os.getpid()}
-    pid = os.getpid()
-    while pid in info and info[pid][0] not in (0, pid):
-        pid = info[pid][0]
-        keep.add(pid)
-    chain = 1
-    while True:
-        children = sorted((start, p) for p, (ppid, start) in info.items() if ppid == chain and p != chain)
-        if not children:
-            break
-        chain = children[0][1]
-        keep.add(chain)
-    count = 0
-    for pid in info:
-        if pid not in keep:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                count += 1
-            except OSError:
-                pass
-    return count
+    try:
+        os.kill(-1, signal.SIGSTOP)
+    except OSError:  # nothing else to signal
+        pass
+    info, keep = {}, {1, os.getpid()}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                got = _stat(int(entry))
+                if got is not None:
+                    info[int(entry)] = got
+        pid = os.getpid()
+        while pid in info and info[pid][0] not in (0, pid):
+            pid = info[pid][0]
+            keep.add(pid)
+        chain = 1
+        while True:
+            children = sorted((start, p) for p, (ppid, start) in info.items() if ppid == chain and p != chain)
+            if not children:
+                break
+            chain = children[0][1]
+            keep.add(chain)
+        count = 0
+        for pid in info:
+            if pid not in keep:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    count += 1
+                except OSError:
+                    pass
+        return count
+    finally:
+        for pid in keep:
+            if pid != os.getpid():
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
 
 
 if __name__ == "__main__":

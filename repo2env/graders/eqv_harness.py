@@ -4,9 +4,10 @@ Standard library only (Python 3.8+). Shipped into equivalence_tests bundles as `
 in the task container; the generator runs the same file to calibrate (stub, reference, mutants).
 
 - Values travel as tagged JSON (``encode``/``decode``): None, bool, int, float (nan, inf), str, bytes, list,
-  tuple, dict, set, frozenset. A case is ``{"args": [...], "kwargs": {...}}`` of encoded values.
-- An outcome is ``["ok", <encoded result>]``, ``["ok-opaque", <type name>, <repr>]`` for a result that cannot be
-  encoded, or ``["raise", <exception type name>]``. Two outcomes agree when equal (floats within 1e-9 relative,
+  tuple, dict, set, frozenset, range. A case is ``{"args": [...], "kwargs": {...}}`` of encoded values.
+- An outcome is ``["ok", <normalised result>]`` (``normal``: plain values as above, iterators by their first
+  items and how they ended, objects with value semantics by their values), ``["ok-opaque", <type name>, <repr
+  without memory addresses>]`` for a result that has none, or ``["raise", <exception type name>]``. Two outcomes agree when equal (floats within 1e-9 relative,
   NaN equal to NaN).
 - The reference's outcomes are computed once, at generation (``casegen``), and shipped in ``cases.json``: the
   grader never runs the reference. Before the candidate is imported, the original ``<module>.<name>`` is
@@ -21,13 +22,18 @@ in the task container; the generator runs the same file to calibrate (stub, refe
 
 import argparse
 import copy
+import dataclasses
+import enum
 import importlib
 import importlib.util
 import json
 import math
 import os
+import re
 import subprocess
 import sys
+import time
+import types
 import uuid
 
 TOLERANCE = 1e-9
@@ -60,6 +66,8 @@ def encode(value, depth=0):
         return {"$" + type(value).__name__: items}
     if type(value) is dict:
         return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    if type(value) is range:
+        return {"$range": [value.start, value.stop, value.step]}
     raise Unencodable(type(value).__name__)
 
 
@@ -83,12 +91,124 @@ def decode(value):
             return frozenset(decode(v) for v in body)
         if tag == "$dict":
             return dict((decode(k), decode(v)) for k, v in body)
+        if tag == "$range":
+            return range(*body)
         raise ValueError("unknown tag %s" % tag)
     return value
 
 
+ITER_ITEMS = 100  # items of a lazy result (an iterator or generator) compared; the rest is never consumed
+ITER_SECONDS = 2.0  # time to consume them; over it, the outcome is "timeout" (such a reference case is dropped)
+VALUE_TYPES = ("Decimal", "Fraction", "complex", "datetime", "date", "time", "timedelta", "timezone", "UUID",
+               "range", "PurePosixPath", "PosixPath", "PureWindowsPath", "WindowsPath", "IPv4Address",
+               "IPv6Address", "IPv4Network", "IPv6Network")  # their repr is their value, with no address
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+|0x[0-9a-fA-F]{6,}")
+
+
+def _name(value):
+    return type(value).__qualname__
+
+
+def _is_iterator(value):
+    try:
+        return hasattr(type(value), "__next__") and iter(value) is value
+    except Exception:
+        return False
+
+
+def _consume(value, depth, clock):
+    """``{"$iter": [items, end]}``: up to ``ITER_ITEMS`` items (each normalised), and how it ended:
+    ``"exhausted"``, ``"truncated"`` (more items were left), ``"timeout"`` or ``["raise", <exception type>]``."""
+    items, end = [], "exhausted"
+    while True:
+        if len(items) >= ITER_ITEMS:
+            end = "truncated"
+            break
+        if time.monotonic() > clock[0]:
+            end = "timeout"
+            break
+        try:
+            item = next(value)
+        except StopIteration:
+            break
+        except Exception as exc:  # lazy validation: the error raised mid-way is part of the behaviour
+            end = ["raise", type(exc).__name__]
+            break
+        items.append(normal(item, depth + 1, clock))
+    return {"$iter": [items, end]}
+
+
+def normal(value, depth=0, clock=None):
+    """The comparable form of a result: ``encode``'s tagged JSON for the plain types (the same bytes), and for the
+    rest what their value is, never their identity:
+
+    - an iterator or generator: its first ``ITER_ITEMS`` items and how it ended (``_consume``), so an infinite one
+      compares on its prefix and an error raised while iterating is observed;
+    - named tuples ``{"$named": [type, [[field, v]...]]}``, other list/tuple/set/dict subclasses (``deque``,
+      ``OrderedDict``, ``Counter``...) by type and content, enums ``{"$enum": [type, member]}``;
+    - ``Decimal``, ``Fraction``, ``datetime`` and the other ``VALUE_TYPES`` by type and repr;
+    - dataclasses by their compared fields, other instances by their attributes (``__dict__`` and ``__slots__``;
+      the public ones unless the class defines ``__eq__``): ``{"$obj": [type, [[name, v]...]]}``.
+
+    Types are named by ``__qualname__``. Raises ``Unencodable`` for anything else (a function, a class, a module,
+    an object holding one)."""
+    if depth > 20:
+        raise Unencodable("too deep")
+    clock = clock or [time.monotonic() + ITER_SECONDS]
+    kind = type(value)
+    if value is None or kind in (bool, str, int, float, bytes):
+        return encode(value)
+    if kind is list:
+        return [normal(v, depth + 1, clock) for v in value]
+    if kind is tuple:
+        return {"$tuple": [normal(v, depth + 1, clock) for v in value]}
+    if kind is dict:
+        return {"$dict": [[normal(k, depth + 1, clock), normal(v, depth + 1, clock)] for k, v in value.items()]}
+    if kind in (set, frozenset):
+        items = sorted((normal(v, depth + 1, clock) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+        return {"$" + kind.__name__: items}
+    if isinstance(value, enum.Enum):
+        return {"$enum": [_name(value), value.name]}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {"$named": [_name(value), [[f, normal(getattr(value, f), depth + 1, clock)] for f in value._fields]]}
+    for base in (bool, int, float, str, bytes):  # a subclass of a plain type: by type and plain value
+        if isinstance(value, base):
+            return {"$sub": [_name(value), encode(base(value))]}
+    if isinstance(value, dict):
+        return {"$map": [_name(value), [[normal(k, depth + 1, clock), normal(v, depth + 1, clock)]
+                                        for k, v in value.items()]]}
+    if isinstance(value, (set, frozenset)):
+        return {"$setof": [_name(value), sorted((normal(v, depth + 1, clock) for v in value),
+                                                key=lambda v: json.dumps(v, sort_keys=True))]}
+    if _is_iterator(value):
+        return _consume(value, depth, clock)
+    if isinstance(value, (list, tuple)) or kind.__name__ == "deque":
+        return {"$seq": [_name(value), [normal(v, depth + 1, clock) for v in value]]}
+    if kind.__name__ in VALUE_TYPES:
+        return {"$value": [_name(value), repr(value)]}
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                          types.ModuleType)):
+        raise Unencodable(kind.__name__)
+    if dataclasses.is_dataclass(value):
+        return {"$obj": [_name(value), [[f.name, normal(getattr(value, f.name), depth + 1, clock)]
+                                        for f in dataclasses.fields(value) if f.compare]]}
+    attrs = dict(getattr(value, "__dict__", None) or {})
+    for cls in kind.__mro__:
+        for slot in getattr(cls, "__slots__", ()) if not isinstance(getattr(cls, "__slots__", ()), str) else \
+                (cls.__slots__,):
+            if slot not in ("__dict__", "__weakref__") and hasattr(value, slot):
+                attrs.setdefault(slot, getattr(value, slot))
+    if not attrs and kind.__module__ == "builtins":
+        raise Unencodable(kind.__name__)
+    own_eq = any("__eq__" in vars(cls) for cls in kind.__mro__[:-1])
+    return {"$obj": [_name(value), [[k, normal(attrs[k], depth + 1, clock)] for k in sorted(attrs)
+                                    if own_eq or not k.startswith("_")]]}
+
+
 def outcome(func, case):
-    """Call ``func`` on a deep copy of the case's arguments and return its outcome."""
+    """Call ``func`` on a deep copy of the case's arguments and return its outcome: ``["ok", normal(result)]``,
+    ``["ok-opaque", <type>, <repr without memory addresses>]`` for a result ``normal`` cannot express, or
+    ``["raise", <exception type>]``."""
     args = copy.deepcopy([decode(a) for a in case.get("args", [])])
     kwargs = copy.deepcopy(dict((k, decode(v)) for k, v in case.get("kwargs", {}).items()))
     try:
@@ -96,9 +216,21 @@ def outcome(func, case):
     except Exception as exc:  # the exception type is part of the behaviour
         return ["raise", type(exc).__name__]
     try:
-        return ["ok", encode(result)]
+        return ["ok", normal(result)]
     except Unencodable:
-        return ["ok-opaque", type(result).__name__, repr(result)[:200]]
+        try:
+            text = repr(result)
+        except Exception:
+            text = ""
+        return ["ok-opaque", type(result).__name__, ADDRESS.sub("", text)[:200]]
+    except RecursionError:
+        return ["ok-opaque", type(result).__name__, ""]
+
+
+def timed_out(out):
+    """Whether an outcome holds a lazy result that ran out of ``ITER_SECONDS`` (not comparable: how far it got
+    depends on the machine)."""
+    return '"timeout"' in json.dumps(out)
 
 
 def _close(a, b):

@@ -23,9 +23,11 @@ configuration and programs behind; the code under test is the agent's):
    configuration file is written from the overlay shipped in ``tests/overlay/`` (the bytes they must have), test
    configuration files and modules shadowing an installed one that are not in the base commit's tree
    (``base_files.json``) are removed, and a symlinked folder on the way to an overlay file is replaced by a folder.
-4. Fresh sentinel tests are planted in the graded test files: copies of real tests whose expectation is perturbed
-   (a ``pytest.raises`` block that raises nothing, or another expected constant), named from the module's own
-   test-name vocabulary, different on every run. An honest run reports each as failed.
+4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of graded tests, FAIL_TO_PASS
+   ones first, whose last statement expects something else (a ``pytest.raises`` of an unrelated exception, or
+   another constant, changed at random either way), named from the module's own test-name vocabulary, beside
+   the original. They are chosen by ``config["sentinel_seed"]`` (from the hidden test patch: the same on every
+   grading of the task, unknowable to the agent; without it, fresh each run). An honest run reports each failed.
 5. pytest runs the graded test files (never node ids on its command line) as user ``nobody`` with no new
    privileges; the grading inputs and the reward folder are root-only while it runs, so the code under test can
    neither read which tests are graded nor write the reward.
@@ -45,7 +47,7 @@ Commands (``python3 verifier.py COMMAND --tests-dir DIR``), reading ``DIR/config
 
 ``config.json`` keys: ``workspace``, ``base_commit`` (40-hex sha, provenance only), ``overlay`` (``{"write":
 {path: mode}, "delete": [paths]}``, the files of ``DIR/overlay/``), ``run_targets`` (test files), ``timeout_sec``
-(pytest's), ``pytest_plugins``, ``sentinels`` (how many to plant, default 3), ``runner_user`` (uid, default 65534
+(pytest's), ``pytest_plugins``, ``sentinels`` (how many to plant, default 3), ``sentinel_seed``, ``runner_user`` (uid, default 65534
 ``nobody``; ``null`` runs pytest as the grader's user), and ``prepared`` (true in a schema 1.3 verifier image: its
 copy already holds the hidden tests, so the workspace is not reset).
 """
@@ -245,14 +247,31 @@ def _shadowing_names():
     return names
 
 
+MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")  # what an import can load: source, sourceless bytecode, extensions
+
+
+def _is_package(workspace, folder, known, base_dirs):
+    """Whether the folder ``folder`` (path parts) is a package, so a module in it shadows nothing: a folder of the
+    base tree only when its ``__init__.py`` is in the base tree or the overlay (one planted there would change
+    what pytest puts on ``sys.path``); a folder the fix added when it has an ``__init__.py`` and its parent is a
+    package (a new subpackage); the workspace root never."""
+    if not folder:
+        return False
+    rel = "/".join(folder)
+    if rel in base_dirs:
+        return rel + "/__init__.py" in known
+    return os.path.isfile(os.path.join(workspace, rel, "__init__.py")) and \
+        _is_package(workspace, folder[:-1], known, base_dirs)
+
+
 def planted_files(workspace, base_files, overlay_paths):
     """Files not in the base commit's tree (``base_files``) nor written by the overlay that would change how the
     tests run: test configuration files (``conftest.py``, ``pytest.ini``, ...) anywhere, and modules that would
-    replace a standard or installed one (``json.py``, ``pytest/__init__.py``) in a folder that is not a package
-    (the folders ``python -m pytest`` and pytest's default import mode put first on ``sys.path``; a folder counts
-    as a package only when its ``__init__.py`` is in the base tree or the overlay), and an ``__init__.py`` planted
-    at the workspace root. Returns the paths to remove (a shadowing package as its folder), sorted."""
+    replace a standard or installed one (``json.py``, ``pytest.pyc``, ``pytest/__init__.py``, an extension
+    ``.so``) in a folder that is not a package (the folders ``python -m pytest`` and pytest's default import mode
+    put first on ``sys.path``; ``_is_package``), and an ``__init__.py`` planted at the workspace root. Returns the paths to remove (a shadowing package as its folder), sorted."""
     known = set(base_files or {}) | set(overlay_paths)
+    base_dirs = set("/".join(rel.split("/")[:i]) for rel in base_files or {} for i in range(1, rel.count("/") + 1))
     names = _shadowing_names()
     found = set()
     for rel in _walk(workspace):
@@ -262,14 +281,13 @@ def planted_files(workspace, base_files, overlay_paths):
         if parts[-1] in TEST_CONFIG_NAMES:
             found.add(rel)
             continue
-        if not parts[-1].endswith(".py"):
+        if not parts[-1].endswith(MODULE_SUFFIXES):
             continue
-        if parts[-1] == "__init__.py" and len(parts) > 1:
+        if parts[-1].split(".", 1)[0] == "__init__" and len(parts) > 1:
             module, folder, target = parts[-2], parts[:-2], "/".join(parts[:-1])
         else:
-            module, folder, target = parts[-1][:-3], parts[:-1], rel
-        package_init = "/".join(folder + ["__init__.py"])
-        if module in names and package_init not in known:  # a folder is a package only by the base tree's word
+            module, folder, target = parts[-1].split(".", 1)[0], parts[:-1], rel
+        if module in names and not _is_package(workspace, folder, known, base_dirs):
             found.add(target)
     if "__init__.py" not in known and os.path.lexists(os.path.join(workspace, "__init__.py")):
         found.add("__init__.py")  # a planted one would make the workspace root a package
@@ -320,19 +338,54 @@ def prepare_workspace(inputs):
 
 # --- sentinels ------------------------------------------------------------------------------------------------
 
-def _perturbed(value):
-    """A different constant of the same kind, or None when there is no sure way to make one."""
+def _perturbed(value, rng=None):
+    """A different constant of the same kind, or None when there is no sure way to make one. With ``rng`` the
+    change is a random small one in either direction (an integer moved by 1 to 3 up or down, a character
+    inserted, removed or replaced), so that of two tests that differ in it, nothing tells which one is the copy."""
+    rng = rng or random.Random(0)
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
-        return value + 1
+        return value + rng.choice((-3, -2, -1, 1, 2, 3))
     if isinstance(value, float):
-        return value + 1.5
-    if isinstance(value, str):
-        return value + "x"
-    if isinstance(value, bytes):
-        return value + b"x"
+        return value + rng.choice((-1.5, -0.5, 0.5, 1.5))
+    if isinstance(value, (str, bytes)):
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        pick = (lambda: rng.choice(letters)) if isinstance(value, str) else \
+            (lambda: rng.choice(letters).encode())
+        at = rng.randrange(len(value) + 1)
+        kind = rng.choice(("insert", "remove", "replace")) if value else "insert"
+        if kind == "insert":
+            return value[:at] + pick() + value[at:]
+        at = min(at, len(value) - 1)
+        if kind == "remove":
+            return value[:at] + value[at + 1:]
+        other = pick()
+        while other == value[at:at + 1]:
+            other = pick()
+        return value[:at] + other + value[at + 1:]
     return None
+
+
+# Exceptions a sentinel's ``pytest.raises`` may expect instead of the original's: one unrelated to it (neither a
+# base nor a subclass), so the exception the code honestly raises goes through and fails the copy, while a runner
+# changed to let a raises block swallow anything passes it. For an expected exception that is not a builtin
+# (its bases unknown here), one of the RARE ones, which a project's own exceptions hardly ever derive from.
+SWAP_EXCEPTIONS = ("ValueError", "TypeError", "KeyError", "IndexError", "AttributeError", "ZeroDivisionError",
+                   "RuntimeError", "OverflowError", "LookupError", "NotImplementedError", "UnicodeError")
+RARE_EXCEPTIONS = ("ZeroDivisionError", "RecursionError", "FloatingPointError", "UnboundLocalError")
+
+
+def _other_exception(expected, rng):
+    """The name of an exception unrelated to the expected one (an ``ast`` node: a builtin's name or anything)."""
+    import builtins
+    known = getattr(builtins, expected.id, None) if isinstance(expected, ast.Name) else None
+    if isinstance(known, type) and issubclass(known, BaseException):
+        pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
+                and not issubclass(known, getattr(builtins, n))]
+    else:
+        pool = [n for n in RARE_EXCEPTIONS if getattr(expected, "id", getattr(expected, "attr", None)) != n]
+    return rng.choice(pool)
 
 
 def _returns(node):
@@ -363,11 +416,12 @@ class _Perturbable(object):
             for side in (test.comparators[0], test.left):
                 if isinstance(side, ast.Constant) and _perturbed(side.value) is not None:
                     self.found = side
+        self.raises_call = None
         if isinstance(last, ast.With):
             for item in last.items:
                 call = item.context_expr
                 if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "raises":
-                    self.raises = last
+                    self.raises, self.raises_call = last, call
 
 
 def _parsed_function(function_source):
@@ -379,22 +433,29 @@ def _parsed_function(function_source):
     return tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
 
 
-def sentinel_source(function_source, new_name):
+def sentinel_source(function_source, new_name, rng=None):
     """A copy of a test function (the source of a module-level ``def test_*`` that passes with the reference)
     named ``new_name`` that fails however the code under test behaves, after doing all the original does
-    (``_Perturbable``): when its last statement is a ``with pytest.raises(...)`` block, that block raises nothing
-    (so a ``pytest.raises`` the code under test weakened is caught too); when it is an ``assert <x> ==
-    <constant>``, that expects a different constant; else (or on a Python without ``ast.unparse``) a failing
-    check in the same style is appended. Returns the source."""
+    (``_Perturbable``): when its last statement is a ``with pytest.raises(E)`` block, that expects an exception
+    unrelated to ``E`` (``_other_exception``; the ``E`` the code raises goes through, and a ``raises`` changed to
+    swallow anything passes it), or raises nothing when no ``E`` is given; when it is an ``assert <x> ==
+    <constant>``, that expects another constant (``_perturbed``, random with ``rng``); else (or on a Python
+    without ``ast.unparse``) a failing check in the same style is appended. Returns the source."""
     func = _parsed_function(function_source) if hasattr(ast, "unparse") else None
     if func is not None:
         func.name = new_name
         finder = _Perturbable(func)
-        if finder.raises is not None:  # nothing raised inside: an honest pytest.raises fails ("DID NOT RAISE")
-            finder.raises.body = [ast.Expr(ast.Call(ast.Name("len", ast.Load()), [ast.Tuple([], ast.Load())], []))]
+        rng = rng or random.Random(0)
+        if finder.raises is not None:
+            call = finder.raises_call
+            if call.args:  # another exception expected: the one the code raises goes through
+                call.args[0] = ast.Name(_other_exception(call.args[0], rng), ast.Load())
+            else:  # nothing raised inside: an honest pytest.raises fails ("DID NOT RAISE")
+                finder.raises.body = [ast.Expr(ast.Call(ast.Name("len", ast.Load()), [ast.Tuple([], ast.Load())],
+                                                        []))]
             return ast.unparse(ast.fix_missing_locations(func))
         if finder.found is not None:
-            finder.found.value = _perturbed(finder.found.value)
+            finder.found.value = _perturbed(finder.found.value, rng)
             return ast.unparse(ast.fix_missing_locations(func))
     lines = function_source.rstrip().splitlines()
     lines[0] = re.sub(r"def\s+\w+", "def " + new_name, lines[0], count=1)
@@ -498,7 +559,7 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
             if found:
                 name, body, first, last = found[0]
                 at = first - 1 if rng.random() < 0.5 else last
-                text = sentinel_source(body, new_name)
+                text = sentinel_source(body, new_name, rng)
             else:
                 stem = os.path.basename(rel)[:-3]
                 at, text = len(lines), sentinel_source("def test_x():\n    assert %r == %r\n" % (stem, stem), new_name)
@@ -734,7 +795,7 @@ def cmd_grade(args):
         ws = config["workspace"]
         prepare_workspace(inputs)
         files = grade_files(f2p + p2p)
-        rng = random.Random(os.urandom(16))
+        rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
         sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p),
                                     config.get("sentinels", DEFAULT_SENTINELS), rng, fail_to_pass=f2p,
                                     graded=set(f2p) | set(p2p))

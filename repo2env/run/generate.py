@@ -181,6 +181,9 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
         raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
                                 "`bash scripts/setup_docker.sh`), then run the same command again") from None
     finally:
+        close = getattr(pipeline, "close", None)
+        if callable(close):
+            close()
         lock.close()
 
 

@@ -9,6 +9,7 @@ label, ``content_hash`` of the staged files, ``spec_version``, the agent timeout
 from datetime import UTC, datetime
 
 from repo2env import SPEC_VERSION, languages
+from repo2env.bundles import bootstrap
 from repo2env.bundles.hashing import content_hash
 from repo2env.bundles.stage import BundleStage
 from repo2env.bundles.task_toml import render_task_toml
@@ -19,7 +20,6 @@ from repo2env.core.limits import AGENT_TIMEOUT_SEC
 from repo2env.core.metadata import Evaluation, Repo2EnvMetadata
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.core.records import ChangeSplit, RepoRef
-from repo2env.graders import bootstrap
 
 
 def split_at(repo: RepoRef, base: str, head: str) -> ChangeSplit:
@@ -82,7 +82,7 @@ def grader_budget(verifier_timeout_sec: float) -> int:
 def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str = DEFAULT_PYTHON_PATH,
                   args: str = "") -> None:
     """Write ``tests/test.sh`` (``templates/test.sh``): the interpreter ``python`` (an absolute path where the
-    environment recorded one) runs the bootstrap (``graders/bootstrap.py``), which runs ``tests/<grader>``
+    environment recorded one) runs the bootstrap (``bundles/bootstrap.py``), which runs ``tests/<grader>``
     under ``budget`` seconds, ``args`` appended. The grader files (``tests/<grader>`` and ``tests/env_guard.py``
     when staged) must be staged first: their sha256 pins go into test.sh. Raises ``FileNotFoundError`` if not."""
     pins = bootstrap.pins(stage.root / "tests", bootstrap.grader_files(stage.root / "tests", grader))

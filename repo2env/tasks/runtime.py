@@ -5,6 +5,7 @@ Harbor 1.0 bundle whose FAIL_TO_PASS / PASS_TO_PASS come from K container runs, 
 instruction -> environment images -> stage files -> test runs -> selection -> final files + task.toml.
 """
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -100,9 +101,14 @@ def grading_overlay(spec: RuntimeSpec, language,
 
 def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, timeout: int) -> dict:
     write, delete = overlay
+    # The sentinels' seed: the same on every grading of this task (an honest solution grades the same every time,
+    # and the oracle control proves the chosen sentinels harmless), from what the agent never sees (the hidden
+    # test patch), so it cannot work out which tests the grader will add; and the same on every build.
+    seed = int(hashlib.sha256(f"{spec.base_commit}\0{spec.split.test_patch}".encode("utf-8", "surrogateescape"))
+               .hexdigest()[:12], 16)
     return {"workspace": "/workspace", "base_commit": spec.base_commit,
             "overlay": {"write": {rel: mode for rel, (_, mode) in sorted(write.items())}, "delete": delete},
-            "run_targets": targets, "timeout_sec": timeout}
+            "run_targets": targets, "timeout_sec": timeout, "sentinel_seed": seed}
 
 
 def _stage_files(stage: BundleStage, spec: RuntimeSpec, language, image: TaskImage, config: dict,

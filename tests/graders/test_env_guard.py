@@ -4,6 +4,9 @@ catches what was added (a FIFO, a socket, a huge sparse file, a symlinked folder
 import os
 import socket
 import time
+from pathlib import Path
+
+import pytest
 
 from repo2env.graders import env_guard
 
@@ -63,3 +66,43 @@ def test_a_preload_list_or_a_shell_that_appears_or_changes_is_caught(tmp_path, m
     preload.unlink()
     shell.write_bytes(b"#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n")
     assert str(shell) in env_guard.compare(recorded)
+
+
+HOPPER_C = r"""
+#include <fcntl.h>
+#include <unistd.h>
+int main(void) {
+    int beat = open("/tmp/beat", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    for (;;) {
+        pid_t child = fork();
+        if (child > 0) _exit(0);   /* the parent leaves: the live pid keeps changing */
+        if (write(beat, ".", 1) < 0) _exit(1);
+        usleep(500);
+    }
+}
+"""
+
+
+@pytest.mark.docker
+def test_a_process_that_keeps_forking_does_not_outlive_kill_strays(tmp_path, docker_client):
+    """A stray whose pid changes all the time (fork, parent exits) slips between a listing of /proc and the kill
+    that follows it; stopping every process at once first (``kill(-1, SIGSTOP)``) leaves it nowhere to go."""
+    import shutil
+    import subprocess
+
+    from repo2env.environment.containers import TaskContainer
+    from repo2env.environment.images import BASE_IMAGE
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed to build the forking stray (the polyglot machine has it)")
+    (tmp_path / "hop.c").write_text(HOPPER_C)
+    subprocess.run(["gcc", "-static", "-O2", "-o", str(tmp_path / "hop"), str(tmp_path / "hop.c")], check=True)
+    (tmp_path / "env_guard.py").write_bytes(Path(env_guard.__file__).read_bytes())
+    with TaskContainer(docker_client, BASE_IMAGE, workdir="/") as box:
+        box.put_dir(tmp_path, "/r2e")
+        box.exec(["sh", "-c", "for i in 1 2 3; do (setsid /r2e/hop </dev/null >/dev/null 2>&1 &); done; sleep 1"])
+        beats = "a=$(stat -c %s /tmp/beat); sleep 0.5; b=$(stat -c %s /tmp/beat); echo $((b - a))"
+        assert int(box.exec(["sh", "-c", beats])[1].split()[-1]) > 0, "the strays are alive"
+        code, out, _ = box.exec(["sh", "-c", "R2E_IN_TASK_CONTAINER=1 python3 -I -S /r2e/env_guard.py kill-strays"])
+        assert code == 0, out
+        assert box.exec(["sh", "-c", beats])[1].split()[-1] == "0", "a stray survived"
+        assert box.exec(["true"])[0] == 0, "the container's own processes were continued"

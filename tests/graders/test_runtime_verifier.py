@@ -244,12 +244,23 @@ def test_required_plugins_in_the_project_config_do_not_stop_a_pinned_run(tmp_pat
 
 
 def test_sentinel_copies_a_real_test_and_fails_whatever_the_code_does():
+    """The copy's one change is random and either way (up or down, a character in or out), so two tests that
+    differ in it do not say which is the copy; a raises block expects an exception unrelated to the original's."""
     source = "def test_size():\n    assert parse('1 KB') == 1024\n"
-    made = verifier.sentinel_source(source, "test_size_edge")
-    assert made == "def test_size_edge():\n    assert parse('1 KB') == 1025"
-    raising = verifier.sentinel_source("def test_x(tmp_path):\n    with pytest.raises(ValueError):\n"
-                                       "        g()\n", "test_x_again")
-    assert raising == "def test_x_again(tmp_path):\n    with pytest.raises(ValueError):\n        len(())"
+    made = {verifier.sentinel_source(source, "test_size_edge", random.Random(seed)) for seed in range(40)}
+    values = {int(text.rsplit("== ", 1)[1]) for text in made}
+    assert values == {1021, 1022, 1023, 1025, 1026, 1027}
+    assert all(text.startswith("def test_size_edge():\n    assert parse('1 KB') == ") for text in made)
+    words = {verifier._perturbed("abc", random.Random(seed)) for seed in range(60)}
+    assert "abc" not in words and {len(w) for w in words} == {2, 3, 4}
+    raising = {verifier.sentinel_source("def test_x(tmp_path):\n    with pytest.raises(KeyError, match='k'):\n"
+                                        "        g()\n", "test_x_again", random.Random(seed)) for seed in range(40)}
+    expected = {text.split("pytest.raises(")[1].split(",")[0] for text in raising}
+    assert expected and not expected & {"KeyError", "LookupError", "Exception", "BaseException"}
+    assert all("match='k'):\n        g()" in text for text in raising)
+    custom = verifier.sentinel_source("def test_p():\n    with pytest.raises(errors.ParseError):\n        p()\n",
+                                      "test_p_b", random.Random(1))
+    assert custom.split("pytest.raises(")[1].split(")")[0] in verifier.RARE_EXCEPTIONS
     fallback = verifier.sentinel_source("def test_y():\n    assert g()\n", "test_y_more")
     assert fallback == "def test_y_more():\n    assert g()\n    assert len('test_y_more') == 12"
 
@@ -301,8 +312,9 @@ def test_sentinels_copy_a_graded_test_and_sit_next_to_it(tmp_path):
         planted = (tmp_path / "t.py").read_text()
         names = re.findall(r"^def (\w+)", planted, re.M)
         sentinel = node.split("::")[1]
-        assert "def %s():\n    assert a() == 11\n" % sentinel in planted
-        assert planted.replace("def %s():\n    assert a() == 11\n" % sentinel, "").split() == source.split()
+        [changed] = re.findall(r"def %s\(\):\n    assert a\(\) == (-?\d+)\n" % sentinel, planted)
+        assert int(changed) != 10
+        assert planted.replace("def %s():\n    assert a() == %s\n" % (sentinel, changed), "").split() == source.split()
         assert abs(names.index(sentinel) - names.index("test_a")) == 1
         places.add(names.index(sentinel) - names.index("test_a"))
     assert places == {-1, 1}
@@ -349,6 +361,26 @@ def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new
     assert details["fail_to_pass_passed"] == 1 and details["reward"] == 0.0 and "tampering" in details, details
 
 
+def test_a_pytest_raises_made_to_accept_any_exception_is_caught(tmp_path, new_repo):
+    """The package the tests import makes ``pytest.raises`` accept whatever is raised (its ``__exit__`` swallows
+    any exception): a test expecting ValueError passes on a ZeroDivisionError, without the fix. The sentinel
+    copied from it expects an unrelated exception, passes too, and that grades 0."""
+    repo = new_repo("anyraise")
+    base = commit_files(repo, "base", {"mod.py": "def f(x):\n    return 1 / x\n",
+                                       "tests/test_mod.py": "from mod import f\n\ndef test_old():\n    assert f(1)\n"})
+    (repo / "mod.py").write_text(
+        "import sys as _s\n_p = _s.modules.get('pytest')\nif _p is not None:\n    _RC = type(_p.raises(Exception))\n"
+        "    _orig = _RC.__exit__\n    def _exit(self, et, ev, tb, _orig=_orig):\n        if et is None:\n"
+        "            return _orig(self, et, ev, tb)\n        return True\n    _RC.__exit__ = _exit\n\n\n"
+        "def f(x):\n    return 1 / x\n")
+    tests = _tests_dir(tmp_path, repo, base, "")
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
+        "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
+    details = _grade(tests, tmp_path / "logs")
+    assert details["fail_to_pass_passed"] == 1 and details["reward"] == 0.0 and "tampering" in details, details
+
+
 def test_a_planted_package_marker_does_not_shelter_a_shadowing_module(tmp_path):
     """An ``__init__.py`` the agent adds (here at the workspace root) does not make its folder a package: a
     module there that shadows a standard one is still removed, and so is the marker."""
@@ -359,6 +391,19 @@ def test_a_planted_package_marker_does_not_shelter_a_shadowing_module(tmp_path):
     base = {"pkg/__init__.py": "100644 x", "pkg/json.py": "100644 y"}
     assert verifier.planted_files(str(tmp_path), base, []) == ["__init__.py", "pprint.py", "tools/json.py"]
 
+
+
+def test_sourceless_and_compiled_shadows_go_and_a_new_subpackage_of_the_fix_stays(tmp_path):
+    """A ``pytest.pyc`` or an extension ``json.cpython-312-x86_64-linux-gnu.so`` at the root shadows as well as a
+    ``.py`` does and is removed; a subpackage the fix adds under a base package (``calc/checks/types.py``) is
+    a package, so its stdlib-named module is the fix's own and stays (removing it graded an honest fix 0)."""
+    for rel in ("calc/__init__.py", "calc/checks/__init__.py", "calc/checks/types.py", "pytest.pyc",
+                "json.cpython-312-x86_64-linux-gnu.so", "tests/types.pyc", "tests/test_calc.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"")
+    base = {"calc/__init__.py": "100644 a", "tests/test_calc.py": "100644 b"}
+    assert verifier.planted_files(str(tmp_path), base, []) == ["json.cpython-312-x86_64-linux-gnu.so", "pytest.pyc",
+                                                             "tests/types.pyc"]
 
 
 def test_grade_writes_zero_when_config_is_broken(tmp_path):

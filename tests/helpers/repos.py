@@ -237,3 +237,105 @@ def build_eqv_repo(path: Path) -> Path:
                                    "tests/__init__.py": "", "tests/test_core.py": TESTS},
                  date="2025-05-01T00:00:00Z")
     return path
+
+
+ITER_CORE = '''\
+"""Lazy helpers: generators, an endless counter, lazily checked streams, and value objects."""
+
+import math
+from dataclasses import dataclass
+from random import sample
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+
+
+class Ratio:
+    """A fraction in lowest terms; equal when both terms are."""
+
+    def __init__(self, num, den):
+        self.num = num
+        self.den = den
+
+    def __eq__(self, other):
+        return (self.num, self.den) == (other.num, other.den)
+
+
+def pairs(items: list[int]):
+    """Each item with the next one, lazily: ``pairs([1, 2, 3])`` yields (1, 2) then (2, 3)."""
+    for i in range(len(items) - 1):
+        left, right = items[i], items[i + 1]
+        yield (left, right)
+
+
+def counting(start: int, step: int):
+    """``start``, ``start + step``, ``start + 2 * step``, ... without end."""
+    n = start
+    while True:
+        yield n
+        n += step
+
+
+def checked(items: list[int]):
+    """Each item doubled, checked as it is reached: a negative item raises ValueError then, not before."""
+    for x in items:
+        if x < 0:
+            raise ValueError("negative item")
+        yield x * 2
+
+
+def span_of(items: list[int]) -> Span:
+    """The smallest and the largest item; an empty list raises ValueError."""
+    if not items:
+        raise ValueError("empty")
+    low, high = min(items), max(items)
+    return Span(low, high)
+
+
+def ratio(a: int, b: int) -> Ratio:
+    """``a / b`` in lowest terms with a positive denominator; ``b == 0`` raises ZeroDivisionError."""
+    if b == 0:
+        raise ZeroDivisionError("zero denominator")
+    g = math.gcd(a, b)
+    sign = -1 if b < 0 else 1
+    return Ratio(sign * a // g, sign * b // g)
+
+
+def shuffled(items: list[int]) -> list[int]:
+    """The items in a random order."""
+    count = len(items)
+    order = sample(items, count)
+    return list(order)
+'''
+
+ITER_TESTS = '''\
+import itertools
+
+from iterkit.core import Ratio, Span, checked, counting, pairs, ratio, shuffled, span_of
+
+
+def test_lazy():
+    assert list(pairs([1, 2, 3])) == [(1, 2), (2, 3)]
+    assert list(itertools.islice(counting(5, 2), 3)) == [5, 7, 9]
+    assert list(checked([1, 2])) == [2, 4]
+
+
+def test_values():
+    assert span_of([3, 1, 2]) == Span(1, 3)
+    assert ratio(2, 4) == Ratio(1, 2)
+    assert sorted(shuffled([3, 1, 2])) == [1, 2, 3]
+'''
+
+
+def build_iter_repo(path: Path) -> Path:
+    """A package (``iterkit``) whose public functions return lazy results and value objects: a generator, an
+    endless generator, a lazily raising one, a dataclass, a class with ``__eq__``, and a random permutation."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    commit_files(path, "iterkit", {"pyproject.toml": setuptools_pyproject("iterkit"), "iterkit/__init__.py": "",
+                                   "iterkit/core.py": ITER_CORE, "tests/__init__.py": "",
+                                   "tests/test_iter.py": ITER_TESTS}, date="2025-05-01T00:00:00Z")
+    return path

@@ -51,7 +51,8 @@ def build_eqv_task(ctx: BuildContext, repo: RepoRef, commit: str, fn: FunctionCa
 def gate_reason(gate: GateResult, opts: dict) -> tuple[SkipReason, str | None] | None:
     """Why a gated function does not become a task (reason, detail), or None when it passed every gate."""
     if not gate.deterministic:
-        return SkipReason.NONDETERMINISTIC, "two runs of the reference disagreed"
+        return SkipReason.NONDETERMINISTIC, "two runs of the reference disagreed on the same inputs: %s" % (
+            gate.disagreement or "(no case recorded)")
     if gate.cases < opts["min_cases"]:
         return SkipReason.TOO_FEW_CASES, f"{gate.cases} comparable cases"
     if not gate.stub_fails:

@@ -1,8 +1,10 @@
-"""Run ``casegen`` for one function in a container of the task image (the full repository at the commit):
+"""Run ``casegen`` for one function in the container of the task image (the full repository at the commit; one
+container per revision, reused across its functions):
 inputs, reference outcomes, determinism, and the strength gate over the stub, the delegating stub, the
 reference copy and the mutants. The container has network access to install ``hypothesis`` (generation only;
 the agent's environment and the verifier never need it)."""
 
+import atexit
 import json
 import shutil
 import tempfile
@@ -36,6 +38,7 @@ class GateResult:
     mutants_total: int
     mutants_killed: int
     cases_json: str
+    disagreement: str | None = None  # with deterministic False: one case whose two reference outcomes differ
 
     @property
     def kill_rate(self) -> float:
@@ -51,10 +54,47 @@ def trace_tests(repo_path: str, commit: str, fn: FunctionCandidate, limit: int =
     return [line.split(":", 1)[1] for line in out.splitlines() if ":" in line][:limit]
 
 
+class _GateBoxes:
+    """One running container per task image, reused by every function gated at that revision (``hypothesis``
+    installed once, not once per function); between functions ``/workspace`` is reset to its commit (tracked
+    files restored, untracked ones the traced tests wrote removed, ignored build output kept) and ``/r2e``
+    emptied, so each function sees what a fresh container would. At most one is open; it is removed when another
+    image is asked for, by ``close()``, or at exit (a killed run's is removed by ``remove_leftovers``)."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, TaskContainer] = {}
+        atexit.register(self.close)
+
+    def get(self, client: docker.DockerClient, image: str) -> TaskContainer:
+        box = self._open.get(image)
+        if box is not None:
+            code, out, _ = box.exec(["sh", "-c", "rm -rf /r2e && cd /workspace && git checkout -q -- . && "
+                                                 "git clean -fdq"], timeout_sec=120)
+            if code == 0:
+                return box
+            self.close()  # a container that cannot be reset is not reused
+        self.close()
+        box = TaskContainer(client, image)
+        box.__enter__()
+        self._open[image] = box
+        box.exec(["sh", "-c", f"uv pip install --system -q '{HYPOTHESIS}' || python3 -m pip install -q "
+                              f"'{HYPOTHESIS}'"], timeout_sec=300)
+        return box
+
+    def close(self) -> None:
+        """Remove the open container (if any)."""
+        while self._open:
+            _, box = self._open.popitem()
+            box.__exit__(None, None, None)
+
+
+GATE_BOXES = _GateBoxes()
+
+
 def run_gate(client: docker.DockerClient, image: str, repo_path: str, commit: str, fn: FunctionCandidate, *,
              seed: int = 0, max_mutants: int = 12, timeout_sec: int = 900) -> GateResult:
-    """Generate cases and run the gate in a fresh container of ``image``. Raises ``TestRunError`` when the
-    container could not produce results (import failure, timeout)."""
+    """Generate cases and run the gate in the container of ``image`` (``GATE_BOXES``: one per revision). Raises
+    ``TestRunError`` when the container could not produce results (import failure, timeout)."""
     with tempfile.TemporaryDirectory(prefix="r2e-eqv-") as tmp:
         work = Path(tmp) / "r2e"
         (work / "candidates").mkdir(parents=True)
@@ -70,13 +110,13 @@ def run_gate(client: docker.DockerClient, image: str, repo_path: str, commit: st
                   "trace_tests": trace_tests(repo_path, commit, fn), "max_cases": 200, "hypothesis_examples": 60,
                   "reference_runs": 3, "candidates": "/r2e/candidates", "out_dir": "/r2e/out"}
         (work / "config.json").write_text(json.dumps(config))
-        with TaskContainer(client, image) as box:
-            box.exec(["sh", "-c", f"uv pip install --system -q '{HYPOTHESIS}' || python3 -m pip install -q "
-                                  f"'{HYPOTHESIS}'"], timeout_sec=300)
-            box.put_dir(work, "/r2e")
-            code, output, _ = box.exec(["python3", "/r2e/casegen.py", "/r2e/config.json"], timeout_sec=timeout_sec)
-            gate_raw = box.read_file("/r2e/out/gate.json")
-            cases_raw = box.read_file("/r2e/out/cases.json")
+        box = GATE_BOXES.get(client, image)
+        box.put_dir(work, "/r2e")
+        code, output, _ = box.exec(["python3", "/r2e/casegen.py", "/r2e/config.json"], timeout_sec=timeout_sec)
+        gate_raw = box.read_file("/r2e/out/gate.json")
+        cases_raw = box.read_file("/r2e/out/cases.json")
+        if code == 124:
+            GATE_BOXES.close()  # something of the timed-out run may still hold the container
     if code != 0 or gate_raw is None or cases_raw is None:
         tail = output.strip().splitlines()[-1:] or [f"exit {code}"]
         raise TestRunError(f"case generation for {fn.key} failed: {tail[0][:300]}")
@@ -88,4 +128,4 @@ def run_gate(client: docker.DockerClient, image: str, repo_path: str, commit: st
         raising_cases=gate["raising_cases"], stub_fails=not all(runs["stub.py"]),
         delegate_fails=not all(runs["delegate.py"]), reference_passes=runs["copy.py"],
         mutants_total=len(mutant_runs), mutants_killed=sum(1 for v in mutant_runs if not all(v)),
-        cases_json=cases_raw.decode())
+        cases_json=cases_raw.decode(), disagreement=gate.get("disagreement"))

@@ -1,8 +1,9 @@
 """Simple mutants of a reference function, made with ``ast``, to measure how strong the differential tests are.
 
 Operators (one change per mutant): comparison flipped (``<``/``>=``, ``>``/``<=``, ``==``/``!=``, ``is``/``is not``,
-``in``/``not in``), integer constant off by one, ``+``/``-`` swapped, ``and``/``or`` swapped, ``if``/``else``
-branches swapped, an ``if`` test negated, a ``return`` value replaced by ``None``. A mutant that does not change
+``in``/``not in``), integer constant off by one, ``+``/``-`` swapped (also in ``+=``/``-=``), ``and``/``or``
+swapped, ``if``/``else`` branches swapped, an ``if`` test negated, a ``return`` or ``yield`` value replaced by
+``None``. A mutant that does not change
 the unparsed source is dropped.
 """
 
@@ -22,7 +23,7 @@ def _sites(tree: ast.AST) -> list[tuple[str, int]]:
             sites.append(("compare", i))
         elif isinstance(node, ast.Constant) and type(node.value) is int:
             sites += [("plus_one", i), ("minus_one", i)]
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        elif isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, (ast.Add, ast.Sub)):
             sites.append(("add_sub", i))
         elif isinstance(node, ast.BoolOp):
             sites.append(("and_or", i))
@@ -32,6 +33,8 @@ def _sites(tree: ast.AST) -> list[tuple[str, int]]:
                 sites.append(("swap_branches", i))
         elif isinstance(node, ast.Return) and node.value is not None:
             sites.append(("return_none", i))
+        elif isinstance(node, ast.Yield) and node.value is not None:
+            sites.append(("yield_none", i))
     return sites
 
 
@@ -52,7 +55,7 @@ def _apply(tree: ast.AST, kind: str, index: int) -> ast.AST:
         node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
     elif kind == "swap_branches":
         node.body, node.orelse = node.orelse, node.body
-    elif kind == "return_none":
+    elif kind in ("return_none", "yield_none"):
         node.value = ast.Constant(value=None)
     return ast.fix_missing_locations(tree)
 

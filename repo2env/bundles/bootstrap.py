@@ -12,22 +12,25 @@ In layout 1.0 the agent was root in the container the grader runs in, and a proc
    refuses a file whose sha256 differs; the modules run from those bytes (never from disk), the last pinned file
    as ``__main__`` with the remaining arguments;
 4. grades under an alarm of ``budget`` seconds; when the alarm rings, a pin fails or the grader dies, it kills the
-   strays again and writes reward 0 (reward files or folders planted in the logs dir are removed first).
+   strays again and writes reward 0 (reward files or folders planted in the logs dir are removed first);
+5. ends with ``os._exit``: nothing registered to run at exit (an ``atexit`` handler, a shared library's
+   destructor) acts after the reward was written.
 
 Arguments (after ``python3 -I -S -``): ``budget logs_dir pins main [args ...]``, pins comma-separated.
 """
 
+import ast
 import hashlib
-import inspect
 import re
 from pathlib import Path
 
-from . import env_guard
+from repo2env import graders
+from repo2env.graders import env_guard
 
 PIN = re.compile(r"(?:/tests/[\w.-]+\.py=[0-9a-f]{64},?)+")
 
 _HEAD = '''\
-# repo2rlenv grader bootstrap (repo2env/graders/bootstrap.py): fresh bytecode cache, strays killed, grader files
+# repo2rlenv grader bootstrap (repo2env/bundles/bootstrap.py): fresh bytecode cache, strays killed, grader files
 # checked against their pins and run from memory, reward 0 whenever the grader cannot finish.
 import os
 import sys
@@ -90,6 +93,9 @@ def _main(argv):
     except BaseException as exc:
         _reward_zero(logs, "the grader failed: %s: %s" % (type(exc).__name__, exc))
     signal.alarm(0)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # no exit handler, no shared library's destructor runs after the reward was written
 
 
 _main(sys.argv[1:])
@@ -98,9 +104,13 @@ _main(sys.argv[1:])
 
 def program() -> str:
     """The bootstrap's Python source (module docstring), as test.sh embeds it: ``_HEAD``, env_guard's
-    ``_stat`` and ``kill_strays`` (their source, so there is one implementation), then the loader."""
-    return "\n".join([_HEAD % env_guard.IN_CONTAINER, inspect.getsource(env_guard._stat),
-                      inspect.getsource(env_guard.kill_strays), _LOADER])
+    ``_stat`` and ``kill_strays`` (cut from the env_guard.py that ships beside it, so there is one
+    implementation and the copy is always whole), then the loader."""
+    text = graders.source("env_guard").decode("utf-8")
+    functions = {node.name: ast.get_source_segment(text, node) for node in ast.parse(text).body
+                 if isinstance(node, ast.FunctionDef) and node.name in ("_stat", "kill_strays")}
+    return "\n".join([_HEAD % env_guard.IN_CONTAINER, functions["_stat"], "", functions["kill_strays"], "",
+                      _LOADER])
 
 
 def pins(tests_dir: Path, names: list[str]) -> str:

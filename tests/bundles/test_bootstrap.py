@@ -1,4 +1,4 @@
-"""repo2env/graders/bootstrap.py, the program test.sh hands the interpreter: it runs pinned grader files from
+"""repo2env/bundles/bootstrap.py, the program test.sh hands the interpreter: it runs pinned grader files from
 memory, and writes reward 0 when a file differs from its pin, when the budget runs out or when the grader dies.
 Run here on the host without R2E_IN_TASK_CONTAINER, so it kills nothing."""
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from repo2env.graders import bootstrap
+from repo2env.bundles import bootstrap
 
 
 def _run(tests: Path, logs: Path, budget: int = 30, pins: str | None = None) -> subprocess.CompletedProcess:
