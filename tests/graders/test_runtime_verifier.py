@@ -344,35 +344,24 @@ def test_a_sentinel_never_rests_on_a_check_a_passing_test_may_skip(tmp_path):
         assert "%d failed, 7 passed" % len(planted) in run.stdout, (seed, run.stdout)
 
 
-def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new_repo):
-    """The package the tests import replaces ``pytest.raises`` by a context manager that swallows everything: a
-    test that expects an exception passes without the fix, and the sentinel (a raises block that raises
-    nothing) passes too, which grades 0."""
+SWALLOW_ALL = ("import contextlib\nimport pytest\npytest.raises = lambda *a, **k: "
+               "contextlib.suppress(BaseException)\n")
+ACCEPT_ANY = ("import sys as _s\n_p = _s.modules.get('pytest')\nif _p is not None:\n"
+              "    _RC = type(_p.raises(Exception))\n    _orig = _RC.__exit__\n"
+              "    def _exit(self, et, ev, tb, _orig=_orig):\n        if et is None:\n"
+              "            return _orig(self, et, ev, tb)\n        return True\n    _RC.__exit__ = _exit\n")
+
+
+@pytest.mark.parametrize("weakening", [SWALLOW_ALL, ACCEPT_ANY], ids=["suppress-everything", "accept-any-exception"])
+def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new_repo, weakening):
+    """The package the tests import weakens ``pytest.raises`` (replaced by a context manager that swallows
+    everything, or its ``__exit__`` made to accept whatever is raised): a test expecting ValueError passes on a
+    ZeroDivisionError, without the fix. The sentinel copied from it expects an unrelated exception and passes
+    too, which grades 0."""
     repo = new_repo("raises")
     base = commit_files(repo, "base", {"mod.py": "def f(x):\n    return 1 / x\n",
                                        "tests/test_mod.py": "from mod import f\n\ndef test_old():\n    assert f(1)\n"})
-    (repo / "mod.py").write_text("import contextlib\nimport pytest\npytest.raises = lambda *a, **k: "
-                                 "contextlib.suppress(BaseException)\n\n\ndef f(x):\n    return 1 / x\n")
-    tests = _tests_dir(tmp_path, repo, base, "")
-    (tests / "overlay" / "tests" / "test_mod.py").write_text(
-        "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
-        "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
-    details = _grade(tests, tmp_path / "logs")
-    assert details["fail_to_pass_passed"] == 1 and details["reward"] == 0.0 and "tampering" in details, details
-
-
-def test_a_pytest_raises_made_to_accept_any_exception_is_caught(tmp_path, new_repo):
-    """The package the tests import makes ``pytest.raises`` accept whatever is raised (its ``__exit__`` swallows
-    any exception): a test expecting ValueError passes on a ZeroDivisionError, without the fix. The sentinel
-    copied from it expects an unrelated exception, passes too, and that grades 0."""
-    repo = new_repo("anyraise")
-    base = commit_files(repo, "base", {"mod.py": "def f(x):\n    return 1 / x\n",
-                                       "tests/test_mod.py": "from mod import f\n\ndef test_old():\n    assert f(1)\n"})
-    (repo / "mod.py").write_text(
-        "import sys as _s\n_p = _s.modules.get('pytest')\nif _p is not None:\n    _RC = type(_p.raises(Exception))\n"
-        "    _orig = _RC.__exit__\n    def _exit(self, et, ev, tb, _orig=_orig):\n        if et is None:\n"
-        "            return _orig(self, et, ev, tb)\n        return True\n    _RC.__exit__ = _exit\n\n\n"
-        "def f(x):\n    return 1 / x\n")
+    (repo / "mod.py").write_text(weakening + "\n\ndef f(x):\n    return 1 / x\n")
     tests = _tests_dir(tmp_path, repo, base, "")
     (tests / "overlay" / "tests" / "test_mod.py").write_text(
         "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
