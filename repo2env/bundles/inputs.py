@@ -20,16 +20,15 @@ def restamp(bundle: Path) -> bool:
     neither. Keeps the file's mode. Raises ``FileNotFoundError`` when a pinned grader file is gone."""
     path = bundle / "tests" / "test.sh"
     text = path.read_text(encoding="utf-8")
-    found = bool(DIGEST_ARG.search(text)) or bool(bootstrap.PIN.search(text))
-    if DIGEST_ARG.search(text):
-        digest = runtime_verifier.inputs_digest(str(bundle / "tests"))
-        text = DIGEST_ARG.sub(f"--inputs-sha256 {digest}", text)
-    pinned = bootstrap.PIN.search(text)
+    digest_arg, pinned = DIGEST_ARG.search(text), bootstrap.PIN.search(text)
+    if not digest_arg and not pinned:
+        return False
     if pinned:
         names = [pin.rsplit("=", 1)[0][len("/tests/"):] for pin in pinned.group(0).rstrip(",").split(",")]
         text = text[:pinned.start()] + bootstrap.pins(bundle / "tests", names) + text[pinned.end():]
-    if not found:
-        return False
+    if digest_arg:
+        digest = runtime_verifier.inputs_digest(str(bundle / "tests"))
+        text = DIGEST_ARG.sub(f"--inputs-sha256 {digest}", text)
     mode = os.stat(path).st_mode & 0o777
     path.write_text(text, encoding="utf-8")
     os.chmod(path, mode)

@@ -62,29 +62,28 @@ class _GateBoxes:
     image is asked for, by ``close()``, or at exit (a killed run's is removed by ``remove_leftovers``)."""
 
     def __init__(self) -> None:
-        self._open: dict[str, TaskContainer] = {}
+        self._image: str | None = None
+        self._box: TaskContainer | None = None
         atexit.register(self.close)
 
     def get(self, client: docker.DockerClient, image: str) -> TaskContainer:
-        box = self._open.get(image)
-        if box is not None:
-            code, out, _ = box.exec(["sh", "-c", "rm -rf /r2e && cd /workspace && git checkout -q -- . && "
-                                                 "git clean -fdq"], timeout_sec=120)
+        if self._box is not None and self._image == image:
+            code, _, _ = self._box.exec(["sh", "-c", "rm -rf /r2e && cd /workspace && git checkout -q -- . && "
+                                                     "git clean -fdq"], timeout_sec=120)
             if code == 0:
-                return box
-            self.close()  # a container that cannot be reset is not reused
-        self.close()
+                return self._box
+        self.close()  # another image, or a container that cannot be reset: not reused
         box = TaskContainer(client, image)
         box.__enter__()
-        self._open[image] = box
+        self._image, self._box = image, box
         box.exec(["sh", "-c", f"uv pip install --system -q '{HYPOTHESIS}' || python3 -m pip install -q "
                               f"'{HYPOTHESIS}'"], timeout_sec=300)
         return box
 
     def close(self) -> None:
         """Remove the open container (if any)."""
-        while self._open:
-            _, box = self._open.popitem()
+        box, self._image, self._box = self._box, None, None
+        if box is not None:
             box.__exit__(None, None, None)
 
 
