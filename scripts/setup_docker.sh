@@ -4,16 +4,21 @@
 #   1. a Docker engine answers (installs docker.io and starts dockerd when none does);
 #   2. the base image (default python:3.12-slim) exists: pulled where a registry answers, otherwise
 #      built locally as a stand-in (debootstrap bookworm + docker import + a Python 3.12 from this host);
-#   3. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
+#   3. one base image per other Python a base commit may need (R2E_PYTHONS, default 3.8 3.9 3.10 3.11 3.13):
+#      each is pulled or built the same way when this host has that CPython, and left out with one line when
+#      it has not (tasks that need it are then skipped as python_unavailable, never a crash);
+#   4. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
 # Environment: R2E_BASE_IMAGE (default python:3.12-slim; python:X.Y-slim for another Python), R2E_PYTHON_HOME
-# (a CPython X.Y install prefix, default: the newest /root/.pyenv/versions/X.Y.*), R2E_CACHE (default /var/cache/repo2rlenv).
+# (a CPython install prefix for R2E_BASE_IMAGE, default: the newest /root/.pyenv/versions/X.Y.*), R2E_PYTHONS
+# (the other versions; empty for none), R2E_CACHE (default /var/cache/repo2rlenv).
 set -euo pipefail
 
 BASE_IMAGE="${R2E_BASE_IMAGE:-python:3.12-slim}"
 PYVER=$(echo "$BASE_IMAGE" | sed -n 's/^python:\([0-9]*\.[0-9]*\)-slim$/\1/p')
 [ -n "$PYVER" ] || PYVER=3.12
+OTHER_PYTHONS="${R2E_PYTHONS-3.8 3.9 3.10 3.11 3.13}"
 CACHE="${R2E_CACHE:-/var/cache/repo2rlenv}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WANT_COMPOSE=0
@@ -49,20 +54,16 @@ ensure_engine() {
   exit 1
 }
 
+# The newest pyenv CPython X.Y on this host (R2E_PYTHON_HOME for the main one); empty when there is none.
 find_python_home() {
-  if [ -n "${R2E_PYTHON_HOME:-}" ]; then echo "$R2E_PYTHON_HOME"; return; fi
-  local best
-  best=$(ls -d /root/.pyenv/versions/"$PYVER".* 2>/dev/null | sort -V | tail -n 1 || true)
-  if [ -z "$best" ]; then
-    echo "setup_docker.sh: no CPython $PYVER found; set R2E_PYTHON_HOME to a Python $PYVER install prefix" >&2
-    exit 1
-  fi
-  echo "$best"
+  local ver="$1"
+  if [ "$ver" = "$PYVER" ] && [ -n "${R2E_PYTHON_HOME:-}" ]; then echo "$R2E_PYTHON_HOME"; return; fi
+  ls -d /root/.pyenv/versions/"$ver".* 2>/dev/null | grep -E "/$ver\.[0-9]+$" | sort -V | tail -n 1 || true
 }
 
 build_standin() {
+  local image="$1" ver="$2" py_home="$3"
   local rootfs_tar="$CACHE/bookworm-rootfs.tar"
-  local py_home; py_home=$(find_python_home)
   as_root mkdir -p "$CACHE"
   if ! docker image inspect r2e/bookworm-rootfs:latest >/dev/null 2>&1; then
     if [ ! -s "$rootfs_tar" ]; then
@@ -94,20 +95,32 @@ build_standin() {
   # pip and uv to reach PyPI from containers.
   cp /usr/local/share/ca-certificates/*.crt "$ctx/ca/" 2>/dev/null || true
   cp "$HERE/base-image/Dockerfile" "$ctx/Dockerfile"
-  log "building $BASE_IMAGE (stand-in)"
-  docker build -q --build-arg "PYVER=$PYVER" -t "$BASE_IMAGE" "$ctx" >/dev/null 2>"$CACHE/standin-build.log" \
-    || { rm -rf "$ctx"; echo "setup_docker.sh: building $BASE_IMAGE failed; see $CACHE/standin-build.log" >&2; exit 1; }
+  log "building $image (stand-in, Python from $py_home)"
+  docker build -q --build-arg "PYVER=$ver" -t "$image" "$ctx" >/dev/null 2>"$CACHE/standin-build-$ver.log" \
+    || { rm -rf "$ctx"; echo "setup_docker.sh: building $image failed; see $CACHE/standin-build-$ver.log" >&2; exit 1; }
   rm -rf "$ctx"
 }
 
+# ensure_base_image IMAGE VERSION REQUIRED: present, pulled, or built as a stand-in. Without a CPython of that
+# version on this host, REQUIRED=1 fails and REQUIRED=0 says so in one line and goes on.
 ensure_base_image() {
-  if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then log "$BASE_IMAGE present"; return; fi
-  if timeout 60 docker pull "$BASE_IMAGE" >/dev/null 2>&1; then log "pulled $BASE_IMAGE"; return; fi
-  log "no registry answers for $BASE_IMAGE; building a local stand-in"
-  build_standin
-  docker run --rm "$BASE_IMAGE" python3 -c 'import ssl, sqlite3, ctypes, sys; print(sys.version.split()[0])' >/dev/null \
-    || { echo "setup_docker.sh: stand-in $BASE_IMAGE does not run python3" >&2; exit 1; }
-  log "$BASE_IMAGE built"
+  local image="$1" ver="$2" required="$3"
+  if docker image inspect "$image" >/dev/null 2>&1; then log "$image present"; return; fi
+  if timeout 60 docker pull "$image" >/dev/null 2>&1; then log "pulled $image"; return; fi
+  local py_home; py_home=$(find_python_home "$ver")
+  if [ -z "$py_home" ]; then
+    if [ "$required" = 1 ]; then
+      echo "setup_docker.sh: no CPython $ver found; set R2E_PYTHON_HOME to a Python $ver install prefix" >&2
+      exit 1
+    fi
+    log "no CPython $ver on this host (pyenv install $ver): base commits that need Python $ver are skipped as python_unavailable"
+    return
+  fi
+  log "no registry answers for $image; building a local stand-in"
+  build_standin "$image" "$ver" "$py_home"
+  docker run --rm "$image" python3 -c 'import ssl, sqlite3, ctypes, sys; print(sys.version.split()[0])' >/dev/null \
+    || { echo "setup_docker.sh: stand-in $image does not run python3" >&2; exit 1; }
+  log "$image built"
 }
 
 ensure_compose() {
@@ -127,6 +140,9 @@ ensure_compose() {
 }
 
 ensure_engine
-ensure_base_image
+ensure_base_image "$BASE_IMAGE" "$PYVER" 1
+for ver in $OTHER_PYTHONS; do
+  [ "$ver" = "$PYVER" ] || ensure_base_image "python:$ver-slim" "$ver" 0
+done
 if [ "$WANT_COMPOSE" = 1 ]; then ensure_compose; fi
 log "ready"

@@ -16,6 +16,13 @@ from tests.helpers.repos import git
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _own_env_memory(tmp_path, monkeypatch):
+    """Each test has its own cache folder (clones, the environment memory): what one test learned about a
+    repository's environment never changes how another builds it."""
+    monkeypatch.setenv("R2E_CACHE_DIR", str(tmp_path / "r2e-cache"))
+
+
 @pytest.fixture
 def new_repo(tmp_path):
     """A factory for empty git repositories on branch main."""

@@ -1,7 +1,8 @@
 """The build report: ``<out>/reports/<build_id>.json`` and ``.html``, and ``<out>/report.html`` (the latest).
 
 Per repository and pipeline: candidates, verified, skipped by reason, rejected (failed controls), errors, wall
-seconds and container test seconds (sums over the candidates' last runs); per build: what ran, what was
+seconds and container test seconds (sums over the candidates' last runs), environment success (base commits
+whose image built and ran the tests, of those tried) and the top environment failure reasons; per build: what ran, what was
 unchanged; and the difference with the previous finished build (tasks added, removed, changed bundle hash).
 The HTML page is static, no scripts, no network: a plain sentence on what the build did (or "Nothing new: ...;
 nothing was rebuilt."), its id, start, end and wall time, then inline SVG bar charts of yield per
@@ -32,11 +33,17 @@ def build_report(out: Path) -> dict:
         latest = builds[-1] if builds else None
         sources = state.sources(latest["build_id"]) if latest else []
     groups: dict = defaultdict(lambda: {"candidates": 0, "verified": 0, "rejected": Counter(), "skipped": Counter(),
-                                        "errors": 0, "wall_seconds": 0.0, "test_seconds": 0.0})
+                                        "errors": 0, "wall_seconds": 0.0, "test_seconds": 0.0, "env_ok": 0,
+                                        "env_tried": 0, "env_failures": Counter()})
     per_task = []
     for row in rows:
         g = groups[(row["repo"], row["pipeline"])]
         g["candidates"] += 1
+        if row.get("environment"):
+            g["env_tried"] += 1
+            g["env_ok"] += row["environment"] == "ok"
+            if row["environment"] == "failed":
+                g["env_failures"][env_cause(row["reason"], row["detail"])] += 1
         g["wall_seconds"] += row["seconds"] or 0.0
         g["test_seconds"] += row["test_seconds"] or 0.0
         if row["status"] == "verified":
@@ -65,6 +72,15 @@ def build_report(out: Path) -> dict:
         "totals": {"candidates": len(rows), "verified": sum(g["verified"] for g in groups.values()),
                    "container_test_seconds": round(sum(g["test_seconds"] for g in groups.values()), 3)},
     }
+
+
+def env_cause(reason: str | None, detail: str | None) -> str:
+    """One short line for an environment failure: its reason code and the cause in its detail, without the
+    image tag and the list of rungs (``env_build_failed: No solution found when resolving dependencies``)."""
+    text = (detail or "").split(" (rungs tried:", 1)[0]
+    if " failed: " in text and text.startswith("building "):
+        text = text.split(" failed: ", 1)[1]
+    return f"{reason}: {text.strip()[:100]}" if text.strip() else str(reason)
 
 
 # The charts' text: a monospace font, so a label's width follows from its length. CHAR_EM is a little above the
@@ -223,14 +239,18 @@ def render_html(report: dict) -> str:
     esc = html.escape
     build = report["build"] or {}
     head = ("<tr><th>repository</th><th>pipeline</th><th>candidates</th><th>verified</th><th>yield</th>"
-            "<th>skipped (by reason)</th><th>failed controls</th><th>errors</th><th>wall s</th><th>test s</th></tr>")
+            "<th>skipped (by reason)</th><th>failed controls</th><th>errors</th><th>wall s</th><th>test s</th>"
+            "<th>environments</th><th>top environment failures</th></tr>")
     num = '<td class="n">'
     body = "".join(
         f"<tr><td>{esc(g['repo'])}</td><td>{esc(g['pipeline'])}</td>{num}{g['candidates']}</td>"
         f"{num}{g['verified']}</td>{num}{esc(_percent(g['yield']))}</td>"
         f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['skipped'].items())))}</td>"
         f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['rejected'].items())))}</td>{num}{g['errors']}</td>"
-        f"{num}{g['wall_seconds']:.0f}</td>{num}{g['test_seconds']:.0f}</td></tr>" for g in report["groups"])
+        f"{num}{g['wall_seconds']:.0f}</td>{num}{g['test_seconds']:.0f}</td>"
+        f"{num}{g['env_ok']} of {g['env_tried']}</td>"
+        f"<td>{esc('; '.join(f'{k} ({v})' for k, v in Counter(g['env_failures']).most_common(3)))}</td></tr>"
+        for g in report["groups"])
     failed = [s for s in report["sources"] if s["status"] != "ok"]
     sources_html = "".join(f"<li>{esc(s['repo'])} ({esc(s['pipeline'])}): {esc(s['detail'] or '')}</li>"
                            for s in failed)

@@ -116,7 +116,8 @@ def options_for(config: BuildConfig, source_index: int, pipeline: str) -> Genera
     return GenerateOptions(out=tasks_dir(config.out, pipeline), limit=spec.limit, since=since, until=until,
                            branch=spec.branch, max_source_files=pspec.max_source_files,
                            runs_before=pspec.runs_before, runs_after=pspec.runs_after, whole_suite=pspec.whole_suite,
-                           pipeline_opts=dict(pspec.options), format=config.format, probes=config.probes)
+                           pipeline_opts=dict(pspec.options), format=config.format, probes=config.probes,
+                           env_memory=config.out / STATE_FILE)
 
 
 def _candidate_data(pipeline, candidate) -> str:
@@ -196,7 +197,7 @@ def _row(unit: Unit, got: CandidateOutcome, build_id: str) -> dict:
     return {"repo": unit.repo, "pipeline": unit.pipeline, "key": unit.key, "fingerprint": unit.fingerprint,
             "task_id": got.task_id, "status": got.status, "reason": got.reason, "detail": got.detail,
             "bundle_hash": got.bundle_hash, "seconds": got.seconds, "test_seconds": got.test_seconds,
-            "build_id": build_id}
+            "build_id": build_id, "environment": got.environment}
 
 
 def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None = None, executor: str = "local",

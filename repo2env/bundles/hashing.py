@@ -4,7 +4,7 @@ Both are ``sha256:<hex>``; the exact byte layout is in ``specs/bundle-spec.md`` 
 
 bundle_hash input, in order: the normalised configuration, i.e. ``task.toml`` parsed, without the volatile
 fields (``metadata.repo2env.bundle_hash``, ``.evaluation``, ``.built_at``, and every ``run_seconds_before`` /
-``run_seconds_after`` in a table below ``metadata.repo2env``), as JSON with sorted keys and
+``run_seconds_after`` / ``pushed_at`` / ``attempts`` in a table below ``metadata.repo2env``), as JSON with sorted keys and
 ``(",", ":")`` separators, then ``\\0``; then for every other regular file in path order (POSIX, relative,
 UTF-8 byte order): ``path \\0 mode \\0 sha256(bytes) \\n`` where mode is ``0755`` when any execute bit is set,
 else ``0644``. Symlinks and special files are refused.
@@ -41,7 +41,8 @@ def bundle_files(bundle: Path) -> list[Path]:
 
 
 VOLATILE = ("bundle_hash", "evaluation", "built_at")  # keys of [metadata.repo2env] outside the hash
-VOLATILE_TIMINGS = ("run_seconds_before", "run_seconds_after", "pushed_at")  # keys of its sub-tables outside the hash
+# keys of its sub-tables outside the hash: timings, and how the environment was found (not what it is)
+VOLATILE_TIMINGS = ("run_seconds_before", "run_seconds_after", "pushed_at", "attempts")
 
 
 def normalised_config(config: dict) -> bytes:

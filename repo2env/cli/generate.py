@@ -13,10 +13,10 @@ from rich.table import Table
 from repo2env.bundles.layout13 import FORMATS
 from repo2env.cli.app import cli, err_console
 from repo2env.core.errors import InputError
+from repo2env.core.llm import LlmConfig, parse_llm
 from repo2env.core.options import GenerateOptions, PrFilters
 from repo2env.core.outcomes import SKIP_REASONS, SkipReason
 from repo2env.environment.overrides import load_env_config
-from repo2env.instructions.synthesis import LlmConfig, parse_llm
 from repo2env.pipeline import available
 from repo2env.run.generate import Summary, generate
 from repo2env.run.ledger import ledger_path
@@ -95,6 +95,19 @@ def _llm_config(llm, budget, temperature, max_tokens, timeout, retries, price) -
                      price_out=price_out)
 
 
+def _setup_llm_config(spec: str | None, budget: float | None) -> LlmConfig | None:
+    """``--setup-llm*`` as an ``LlmConfig`` (None without ``--setup-llm``). Raises ``InputError``."""
+    if spec is None:
+        if budget is not None:
+            raise InputError("--setup-llm-budget-usd needs --setup-llm PROVIDER/MODEL")
+        return None
+    try:
+        provider, model = parse_llm(spec)
+    except InputError as exc:
+        raise InputError(str(exc).replace("--llm", "--setup-llm", 1)) from None
+    return LlmConfig(provider=provider, model=model, max_tokens=1024, budget_usd=budget)
+
+
 def _print_summary(summary: Summary, out: Path) -> None:
     table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
     table.add_row("candidates examined", str(summary.candidates))
@@ -110,6 +123,11 @@ def _print_summary(summary: Summary, out: Path) -> None:
         table.add_row("GitHub API", summary.source_stats)
     if summary.llm_usage:
         table.add_row("LLM synthesis", summary.llm_usage)
+    if summary.setup_llm_usage:
+        table.add_row("setup agent", summary.setup_llm_usage)
+    if summary.environments:
+        tried = sum(summary.environments.values())
+        table.add_row("environments", f"{summary.environments['ok']} of {tried} base commits built and ran the tests")
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
     if summary.verified:
         table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
@@ -164,11 +182,17 @@ def _print_summary(summary: Summary, out: Path) -> None:
 @click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
               help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
 @click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
+@click.option("--setup-llm", help="When every rung of the environment ladder fails, ask this model for the next "
+              "recipe, e.g. anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
+@click.option("--setup-llm-budget-usd", type=click.FloatRange(min=0), help="Stop asking once this much is spent.")
+@click.option("--setup-llm-attempts", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Proposals asked for per base commit.")
 def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch,
                  max_source_files, runs_before,
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
                  include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
-                 llm_max_tokens, llm_timeout, llm_retries, llm_price) -> None:
+                 llm_max_tokens, llm_timeout, llm_retries, llm_price, setup_llm, setup_llm_budget_usd,
+                 setup_llm_attempts) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -189,7 +213,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
                              exclude_labels=tuple(exclude_labels)),
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
-        format=bundle_format, probes=not no_probes)
+        format=bundle_format, probes=not no_probes,
+        setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)

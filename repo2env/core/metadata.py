@@ -53,6 +53,25 @@ class SubmoduleRecord(_Table):
     included: bool
 
 
+class RecipePartRecord(_Table):
+    """One part of the install recipe: ``kind`` (python, extra, group, requirements, package, tooling,
+    build_tools, apt, config), ``name``, and ``why`` (the evidence)."""
+
+    kind: str
+    name: str
+    why: str
+
+
+class AttemptRecord(_Table):
+    """One rung of the fallback ladder tried: ``outcome`` ok, install_failed, tests_broken,
+    python_unavailable or superseded (ran, then replaced by the feedback loop's rung)."""
+
+    rung: str
+    python: str
+    outcome: Literal["ok", "install_failed", "tests_broken", "python_unavailable", "superseded"]
+    detail: str = ""
+
+
 class Reproducibility(_Table):
     """How to get the environment image: ``local_only`` (built on this machine) until ``push`` rewrites it to
     ``registry``: ``image_ref`` is then the pushed image by digest (``host/name@sha256:…``), which every
@@ -67,6 +86,12 @@ class Reproducibility(_Table):
     install_source: str
     install_commands: list[str]
     exclude_newer: str | None = None
+    rung: str | None = Field(default=None, description="The rung of the fallback ladder the recipe is, e.g. "
+                             "'3.11, build tools floored, +extra crypto'")
+    recipe: list[RecipePartRecord] | None = Field(default=None, description="Each part of the install recipe "
+                                                  "and why it is there")
+    attempts: list[AttemptRecord] | None = Field(default=None, description="Every rung tried for this base "
+                                                 "commit, in order (outside the bundle hash)")
     submodules: list[SubmoduleRecord] | None = Field(default=None, description="Gitlinks of the base commit; absent "
                                                      "when it has none")
 

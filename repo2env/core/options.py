@@ -32,9 +32,12 @@ class GenerateOptions:
     """What the user asked for. Dates are timezone-aware UTC; ``pipeline_opts`` are ``--pipeline-opt k=v``.
     ``github_url`` is a GitHub Enterprise (or test) API root; ``cache_dir`` holds clones and the API cache (None:
     ``clone_cache.default_cache_dir()``); ``github_max_wait`` caps a rate-limit wait, in seconds; ``llm`` is a
-    ``synthesis.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
+    ``core.llm.LlmConfig`` when instructions are synthesized (``--llm``); ``format`` is ``harbor-1.0`` (layout 1.0)
     or ``harbor-1.3`` (schema 1.3, separate verifier; pipelines that set ``Draft.split_layout``); ``probes``: run
-    the adversarial probes (``repo2env/checks/probes.py``) on every task that passed its controls."""
+    the adversarial probes (``repo2env/checks/probes.py``) on every task that passed its controls;
+    ``env_memory``: the SQLite file of the environment memory (``environment.memory``; None: ``env-memory.sqlite``
+    in the cache folder; a build passes its state database); ``setup_llm``: a ``core.llm.LlmConfig`` for the setup
+    agent (``--setup-llm``), None for none; ``setup_llm_attempts`` its proposals per base commit."""
 
     out: Path
     limit: int | None = None
@@ -55,14 +58,21 @@ class GenerateOptions:
     llm: Any = None
     format: str = "harbor-1.0"
     probes: bool = True
+    env_memory: Path | None = None
+    setup_llm: Any = None
+    setup_llm_attempts: int = 2
 
 
 @dataclass
 class BuildContext:
     """What a pipeline's ``build`` may use: the Docker client, the options, ``report(message)`` for progress
-    (the library never prints), and the run's ``synthesis.Synthesizer`` when ``--llm`` was given (else None)."""
+    (the library never prints), the run's ``synthesis.Synthesizer`` when ``--llm`` was given (else None), the
+    ``environment.memory.EnvMemory`` and the ``environment.setup_agent.SetupAgent`` (``--setup-llm``; else None)."""
 
     client: docker.DockerClient
     options: GenerateOptions
     report: Callable[[str], None] = lambda message: None
     synthesizer: Any = None
+    env_memory: Any = None
+    setup_agent: Any = None
+    environment: str | None = None  # set by the ladder: "ok" (an image built and ran the tests) or "failed"

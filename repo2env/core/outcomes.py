@@ -32,6 +32,7 @@ class SkipReason(StrEnum):
     DIFF_TOO_SMALL = "diff_too_small"
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     ENV_BUILD_FAILED = "env_build_failed"
+    PYTHON_UNAVAILABLE = "python_unavailable"
     TEST_RUN_FAILED = "test_run_failed"
     NO_FAIL_TO_PASS = "no_fail_to_pass"
     SUBMODULE_MISSING = "submodule_missing"
@@ -65,7 +66,11 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.TOO_MANY_FILES: "the diff touches more files than --max-source-files",
     SkipReason.DIFF_TOO_SMALL: "the diff changes fewer lines than the pipeline's minimum (min_changed_lines)",
     SkipReason.PATCH_DOES_NOT_APPLY: "the test or reference patch does not `git apply --check` at the base commit",
-    SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build",
+    SkipReason.ENV_BUILD_FAILED: "the environment image for the base commit did not build on any rung of the "
+                                  "fallback ladder",
+    SkipReason.PYTHON_UNAVAILABLE: "the base commit needs a Python this machine has no base image for (run "
+                                    "`R2E_PYTHONS=X.Y bash scripts/setup_docker.sh` with that CPython installed), or "
+                                    "its requires-python allows none of 3.8-3.13",
     SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",
     SkipReason.NO_FAIL_TO_PASS: "no test fails before the fix and passes after it, consistently",
     SkipReason.TEST_ENVIRONMENT_BROKEN: "a test module cannot be imported in any run, even with the fix (a missing "

@@ -90,12 +90,25 @@ class ChangeSplit(Record):
     gold_lines_removed: int
 
 
+class RecipePart(Record):
+    """One part of an install recipe and why it is there: ``kind`` python / extra / group / requirements /
+    package / tooling / build_tools / apt / config; ``name`` what (``3.11``, ``crypto``, ``requirements-test.txt``);
+    ``why`` the evidence (``tox.ini [testenv] extras (factor crypto)``)."""
+
+    kind: str
+    name: str
+    why: str
+
+
 class InstallRecipe(Record):
     """How to install a repository's dependencies at one commit inside the bootstrap image.
 
     ``commands`` run with ``sh -c`` in ``/workspace`` (e.g. ``uv pip install --system -e '.[test]' pytest``);
     ``exclude_newer`` (RFC 3339) resolves packages as of the base commit's date; ``source`` says where the
-    recipe came from (``detected:<files>`` or ``config``).
+    recipe came from (``detected:<files>`` or ``config``). ``plan`` is the language's own description of the
+    rung (what the environment memory stores and the fallback ladder varies: the Python, floors, parts added by
+    the feedback loop); ``rung`` names it in one line (``3.11, build tools floored``); ``parts`` say why each
+    part of the recipe is there.
     """
 
     python: str = DEFAULT_PYTHON
@@ -104,6 +117,9 @@ class InstallRecipe(Record):
     env: dict[str, str] = Field(default_factory=dict)
     exclude_newer: str | None = None
     source: str
+    plan: dict = Field(default_factory=dict)
+    rung: str = ""
+    parts: tuple[RecipePart, ...] = ()
 
 
 class TestRun(Record):
@@ -115,6 +131,8 @@ class TestRun(Record):
     outcomes: dict[str, Literal["passed", "failed", "error", "skipped"]]
     collection_errors: tuple[str, ...]
     collection_messages: dict[str, str] = Field(default_factory=dict)  # file -> the error that stopped it
+    skip_messages: dict[str, str] = Field(default_factory=dict)  # node id -> why it was skipped
+    error_messages: dict[str, str] = Field(default_factory=dict)  # node id -> an import error it failed with
     exit_code: int
     seconds: float
 
@@ -159,12 +177,14 @@ class LedgerEntry(Record):
     bundle_hash: str | None = None
     seconds: float
     recorded_at: datetime
+    environment: Literal["ok", "failed"] | None = None  # the ladder's verdict; None: no environment was tried
 
 
 class RepoEnvConfig(Record):
-    """Overrides for one repository. ``install`` replaces the detected install commands when non-empty."""
+    """Overrides for one repository. ``install`` replaces the detected install commands when non-empty;
+    ``python`` (``"3.11"``) fixes the interpreter (None: chosen per base commit)."""
 
-    python: str = DEFAULT_PYTHON
+    python: str | None = None
     apt_packages: list[str] = []
     install: list[str] = []
     env: dict[str, str] = {}
@@ -229,3 +249,4 @@ class CandidateOutcome:
     bundle_hash: str | None = None
     seconds: float = 0.0
     test_seconds: float = 0.0
+    environment: str | None = None  # "ok" / "failed" (``BuildContext.environment``); None: not tried

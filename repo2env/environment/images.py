@@ -8,6 +8,8 @@ cache and the same inputs give the same tag on every machine, whether the base i
 import contextlib
 import fcntl
 import hashlib
+import itertools
+import re
 import shlex
 import shutil
 import tempfile
@@ -68,12 +70,38 @@ def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: 
             client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec)
         except docker.errors.BuildError as exc:
             lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
-            tail = "".join(lines)[-3000:]
-            last = next((ln for ln in reversed(tail.splitlines()) if ln.strip()), str(exc))
-            raise BuildError(f"building {tag} failed: {last.strip()[:300]}", tail) from None
+            tail = "".join(lines)[-6000:]
+            raise BuildError(f"building {tag} failed: {build_cause(tail) or str(exc)}"[:400], tail) from None
         except docker.errors.APIError as exc:
             raise BuildError(f"building {tag} failed: {exc.explanation or exc}") from None
     return time.monotonic() - start
+
+
+_DOCKER_LINE = re.compile(r"^(The command .* returned a non-zero code|Removing intermediate container|---> )")
+
+
+def build_cause(log: str) -> str:
+    """The lines of a failed build's log that say why, as one line: the installer's first error (uv's
+    ``error: ...`` or ``× ...``) and the last thing said under it (the back end's own message from its
+    ``[stderr]``, the resolver's ``Because ...``, an ``...Error: ...``), else the last line that is not Docker's
+    own; with Docker's exit code."""
+    log = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", log)
+    code = re.search(r"returned a non-zero code: (\d+)", log)
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip() and not _DOCKER_LINE.match(ln.strip())]
+    exit_note = f" (exit {code.group(1)})" if code else ""
+    for i, line in enumerate(lines):
+        if line.startswith(("error:", "×", "ERROR:")):
+            said = [ln for ln in lines[i + 1:] if not ln.startswith(("hint:", "[stderr]", "[stdout]", "help:"))]
+            errors = [ln for ln in said if re.search(r"\w(Error|Exception): ", ln)]
+            last = (errors or said or [""])[-1]
+            why = next((j for j, ln in enumerate(said) if ln.startswith("╰─▶")), None)
+            if not errors and why is not None:  # the resolver's reason, wrapped over several lines
+                last = " ".join([said[why].lstrip("╰─▶ ")] + list(
+                    itertools.takewhile(lambda ln: not ln.startswith(("╰", "├", "×", "error:")), said[why + 1:])))
+            head = line.lstrip("× ").strip()
+            return "; ".join([head] + ([last] if last and last != head else []))[:300] + exit_note
+    named = [ln for ln in lines if re.match(r"^(E):|.*\w(Error|Exception): ", ln)]
+    return (named[-1] if named else (lines[-1] if lines else ""))[:300] + exit_note
 
 
 def require_base_image(client: docker.DockerClient, base_image: str | None = None) -> None:

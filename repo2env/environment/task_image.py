@@ -31,11 +31,14 @@ class TaskImage:
         """Paths of the submodules whose content is not in the image (not initialised in the source clone)."""
         return [s["path"] for s in self.submodules if not s["included"]]
 
-    def reproducibility(self) -> Reproducibility:
-        """``[metadata.repo2env.reproducibility]`` for a bundle built on this image."""
+    def reproducibility(self, attempts: list[dict] | None = None) -> Reproducibility:
+        """``[metadata.repo2env.reproducibility]`` for a bundle built on this image; ``attempts``: the rungs of
+        the fallback ladder tried (``environment.ladder``)."""
         return Reproducibility(image_ref=self.image_ref, python=self.recipe.python, bootstrap_image=self.bootstrap,
                                install_source=self.recipe.source, install_commands=list(self.recipe.commands),
-                               exclude_newer=self.recipe.exclude_newer,
+                               exclude_newer=self.recipe.exclude_newer, rung=self.recipe.rung or None,
+                               recipe=[part.model_dump() for part in self.recipe.parts] or None,
+                               attempts=attempts or None,
                                submodules=[dict(s) for s in self.submodules] or None)
 
 

@@ -126,12 +126,14 @@ def testcase_node_id(classname, name, file_attr, workspace=None):
     return _module_path(".".join(parts)) + "::" + name if parts and parts[0] else name
 
 
-def parse_junit(xml_text, workspace=None, messages=None):
+def parse_junit(xml_text, workspace=None, messages=None, notes=None):
     """Parse pytest JUnit XML into ``(outcomes, collection_errors)``.
 
     ``outcomes`` maps node id -> one of ``passed``, ``failed``, ``error``, ``skipped`` (worst per node id);
     ``collection_errors`` lists the test file paths whose collection failed (their tests are absent). When
-    ``messages`` is a dict it receives the first line of each collection error (file -> message). Raises
+    ``messages`` is a dict it receives the first line of each collection error (file -> message). When ``notes``
+    is a dict it receives ``{"skipped": {node id: reason}, "errors": {node id: message}}``: every skip reason,
+    and the failures' and errors' messages that say an import failed (what the environment lacks). Raises
     ``ValueError`` when the text is not JUnit XML.
     """
     try:
@@ -161,10 +163,25 @@ def parse_junit(xml_text, workspace=None, messages=None):
                 messages.setdefault(path, _last_error_line(text))
             continue
         node_id = testcase_node_id(classname, name, case.get("file"), workspace)
+        if notes is not None and outcome != "passed":
+            _note(notes, node_id, case.find(outcome if outcome != "failed" else "failure"), outcome)
         previous = outcomes.get(node_id)
         if previous is None or OUTCOME_RANK[outcome] > OUTCOME_RANK[previous]:
             outcomes[node_id] = outcome
     return outcomes, sorted(set(collection_errors))
+
+
+def _note(notes, node_id, element, outcome):
+    if element is None:
+        return
+    text = "%s %s" % (element.get("message") or "", (element.text or "")[-2000:])
+    if outcome == "skipped":  # a collection skip's reason is in the text ("collection skipped" is the message)
+        text = " ".join(text.split())
+        if "Skipped: " in text:  # ('path', line, "Skipped: reason")
+            text = text.split("Skipped: ", 1)[1].rstrip("\"') ")
+        notes.setdefault("skipped", {})[node_id] = text[:300]
+    elif "No module named" in text or "could not import" in text or "ImportError" in text:
+        notes.setdefault("errors", {})[node_id] = _last_error_line(text)
 
 
 def _last_error_line(text):
@@ -653,17 +670,17 @@ def _junit_dir():
     return folder, os.path.join(folder, "junit.xml")
 
 
-def collect(workspace, junit_path, code, targets, tail):
+def collect(workspace, junit_path, code, targets, tail, notes=None):
     """Outcomes of a run: ``(outcomes, collection_errors, messages)``. When pytest wrote no JUnit XML (a test
     patch's conftest that imports what the fix adds makes it exit before collecting anything), every target file
     counts as a collection error, with pytest's last error line as the message: SWE-bench counts such tests as
-    failing."""
+    failing. ``notes``: as ``parse_junit``'s."""
     messages = {}
     if os.path.isfile(junit_path):
         with open(junit_path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
         try:
-            outcomes, errors = parse_junit(text, workspace, messages)
+            outcomes, errors = parse_junit(text, workspace, messages, notes)
             return outcomes, errors, messages
         except ValueError:
             pass
@@ -766,9 +783,11 @@ def cmd_run(args):
     targets = config.get("run_targets", [])
     code, seconds, tail = run_pytest(config["workspace"], targets, junit, config.get("timeout_sec", 1800),
                                      config.get("pytest_plugins"), _runner_uid(config))
-    outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail)
+    notes = {}
+    outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail, notes)
     shutil.rmtree(folder, ignore_errors=True)
     result = {"outcomes": outcomes, "collection_errors": errors, "collection_messages": messages,
+              "skip_messages": notes.get("skipped", {}), "error_messages": notes.get("errors", {}),
               "exit_code": code, "seconds": seconds, "log_tail": tail}
     _write_atomic(args.results, json.dumps(result))
     sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds}))

@@ -29,10 +29,13 @@ from repo2env.core.options import BuildContext, GenerateOptions
 from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
 from repo2env.environment.containers import docker_client, remove_leftovers
 from repo2env.environment.images import require_base_image
+from repo2env.environment.memory import EnvMemory
+from repo2env.environment.setup_agent import SetupAgent
 from repo2env.instructions.synthesis import Synthesizer
 from repo2env.pipeline import load_pipeline
 from repo2env.run import ledger
 from repo2env.sources import is_local
+from repo2env.sources.clone_cache import default_cache_dir
 
 
 class Reporter(Protocol):
@@ -74,6 +77,8 @@ class Summary:
     timings: list[TaskTiming] = field(default_factory=list)
     source_stats: str | None = None
     llm_usage: str | None = None
+    setup_llm_usage: str | None = None
+    environments: Counter = field(default_factory=Counter)  # "ok" / "failed" -> base commits
     empty_hint: str | None = None
 
 
@@ -166,6 +171,7 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
         raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
                          f"--format {formats[0]} or leave --format out")
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
+    setup_agent(options)  # a missing key is bad input: before any work
     remote = not is_local(source)
     if remote:  # listing a remote source can take long: fail on Docker or --out first
         client = _engine()
@@ -187,6 +193,26 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
         lock.close()
 
 
+def env_memory(options: GenerateOptions) -> EnvMemory:
+    """The environment memory of a run: ``options.env_memory``, else ``env-memory.sqlite`` in the cache folder
+    (shared by every ``generate`` on this machine, per repository)."""
+    return EnvMemory(options.env_memory or (options.cache_dir or default_cache_dir()) / "env-memory.sqlite")
+
+
+_AGENTS: dict = {}  # LlmConfig -> SetupAgent: one client (and one usage account) per process
+
+
+def setup_agent(options: GenerateOptions) -> SetupAgent | None:
+    """The setup agent of ``--setup-llm`` (one per process), None without it. Raises ``InputError`` (no key)."""
+    if options.setup_llm is None:
+        return None
+    if options.setup_llm not in _AGENTS:
+        _AGENTS[options.setup_llm] = SetupAgent.create(options.setup_llm)
+    agent = _AGENTS[options.setup_llm]
+    agent.max_proposals = options.setup_llm_attempts
+    return agent
+
+
 def _drop_stale(out_dir: Path, task_id: str) -> None:
     """A candidate that no longer verifies must not leave an earlier run's bundle in ``--out``."""
     old = out_dir / task_id
@@ -203,7 +229,8 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
     key = pipeline.candidate_key(candidate)
     task_id = pipeline.task_id(repo, candidate)
     outcome = CandidateOutcome(key=key, task_id=task_id, status="error")
-    ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer)
+    ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer,
+                       env_memory=env_memory(options), setup_agent=setup_agent(options))
     try:
         result = pipeline.build(repo, candidate, ctx)
         if isinstance(result, Skip):
@@ -215,6 +242,7 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
         raise
     except (R2EError, docker.errors.DockerException) as exc:
         outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
+    outcome.environment = ctx.environment
     if outcome.status != "verified":
         _drop_stale(options.out, task_id)
     outcome.seconds = round(time.monotonic() - t0, 3)
@@ -242,7 +270,10 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
                 summary.rejected[got.reason] += 1
         entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
                             task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
-                            bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC))
+                            bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
+                            environment=got.environment)
+        if got.environment:
+            summary.environments[got.environment] += 1
         ledger.append(ledger_file, entry)
         reporter.outcome(got.key, got.status, got.reason)
     summary.wall_seconds = time.monotonic() - started
@@ -250,4 +281,7 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     summary.source_stats = stats() if callable(stats) else None
     if synthesizer is not None:
         summary.llm_usage = synthesizer.usage.describe(options.llm.budget_usd)
+    agent = setup_agent(options)
+    if agent is not None:
+        summary.setup_llm_usage = agent.usage.describe(options.setup_llm.budget_usd)
     return summary

@@ -15,12 +15,12 @@ from repo2env.changes.commit_filters import category_of
 from repo2env.changes.filters import diff_skip_reason
 from repo2env.changes.patches import touched_symbols
 from repo2env.core import gitrepo, templates
-from repo2env.core.errors import BuildError
 from repo2env.core.metadata import PrDiffTable, RewardCalibration, difficulty_bucket
 from repo2env.core.options import BuildContext
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import ControlResult, Draft, PullRequest, RepoRef, Skip
-from repo2env.environment.task_image import build_task_image, stage_environment
+from repo2env.environment.ladder import first_image
+from repo2env.environment.task_image import stage_environment
 from repo2env.graders import diff_verifier
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
@@ -84,11 +84,10 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
     image = None
     if settings.emit_env:
         language, _ = languages.for_commit(repo.path, pr.base_commit)
-        recipe = language.install_recipe(repo.path, pr.base_commit, ctx.options.env_config.for_repo(repo.slug))
-        try:
-            image = build_task_image(ctx.client, repo, pr.base_commit, recipe, ctx.report)
-        except BuildError as exc:
-            return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+        found = first_image(ctx, language, repo, pr.base_commit)
+        if isinstance(found, Skip):
+            return found
+        image, search = found
     stage = BundleStage(ctx.options.out, task_id)
     try:
         stage.write_bytes("solution/patch.diff", whole.encode("utf-8", "surrogateescape"))
@@ -116,7 +115,7 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
             build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600) if image is not None else 600.0,
             reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                                  baseline_reward=baseline),
-            reproducibility=image.reproducibility() if image is not None else None)
+            reproducibility=image.reproducibility(search.records()) if image is not None else None)
     except BaseException:
         stage.discard()
         raise

@@ -24,8 +24,9 @@ from repo2env.core.options import BuildContext
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import ChangeSplit, Draft, RepoRef, Skip, TestRun
 from repo2env.environment import images
+from repo2env.environment.ladder import EnvironmentSearch
 from repo2env.environment.selection import select_tests
-from repo2env.environment.task_image import TaskImage, build_task_image, stage_environment
+from repo2env.environment.task_image import TaskImage, stage_environment
 from repo2env.environment.testrun import PatchDoesNotApply, run_tests
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
@@ -199,28 +200,94 @@ def _submodule_skip(spec: RuntimeSpec, image: TaskImage, targets: list[str], det
                                               f"(`git submodule update --init`); {detail}")
 
 
+@dataclass
+class _Ran:
+    """One rung's runs: the staged bundle, its image and grader config, the runs before and after the fix."""
+
+    stage: BundleStage
+    recipe: object
+    image: TaskImage
+    config: dict
+    targets: list
+    before: list
+    after: list
+
+
+@dataclass
+class _Broken:
+    """A rung whose image built but whose tests could not run: the skip it would give, and why."""
+
+    skip: Skip
+    after: list = field(default_factory=list)  # the runs with the fix, when there were any
+
+
 def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     """Build and stage one runtime task. Returns ``Skip`` with a reason for every expected failure
-    (environment build, patch application, test runs, no FAIL_TO_PASS, thin instruction); engine errors raise."""
+    (environment build on every rung, patch application, test runs, no FAIL_TO_PASS, thin instruction); engine
+    errors raise. The environment comes from the fallback ladder (``environment.ladder``): a rung whose install
+    fails or whose tests cannot run is followed by the next, and a first run that says a test dependency is
+    missing is run once more with it (the feedback loop)."""
     hidden = list(spec.split.test_files)
     if ctx.synthesizer is None and is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
     language, _ = languages.for_commit(spec.repo.path, spec.base_commit)
-    recipe = language.install_recipe(spec.repo.path, spec.base_commit, ctx.options.env_config.for_repo(spec.repo.slug))
+    search = EnvironmentSearch(ctx, language, spec.repo, spec.base_commit)
+    kept: _Ran | None = None  # a rung that ran, while the feedback rung runs
+    last_skip = None
     try:
-        image = build_task_image(ctx.client, spec.repo, spec.base_commit, recipe, ctx.report)
-    except BuildError as exc:
-        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
-    stage = BundleStage(ctx.options.out, spec.task_id)
-    try:
-        return _build_staged(spec, ctx, stage, language, image)
+        for recipe in search:
+            image = search.build(recipe)
+            ran = _Broken(Skip(SkipReason.ENV_BUILD_FAILED, search.last_error)) if image is None else \
+                _run_rung(spec, ctx, language, recipe, image)
+            if isinstance(ran, Skip):  # the patches do not apply: no rung changes that
+                if kept is not None:
+                    break
+                return ran
+            if isinstance(ran, _Broken):
+                if image is not None:
+                    if search.feedback(recipe, ran.after, broken=ran.skip.detail):
+                        continue
+                    search.broken(recipe, ran.skip.detail or "")
+                last_skip = ran.skip
+                if kept is not None:
+                    break
+                continue
+            if kept is None and search.feedback(recipe, ran.after):
+                kept = ran
+                continue
+            if kept is not None:
+                kept.stage.discard()
+            kept = None
+            search.accept(recipe)
+            return _finish(spec, ctx, language, ran, search)
+        if kept is not None:
+            search.keep_previous(kept.recipe)
+            ran, kept = kept, None
+            return _finish(spec, ctx, language, ran, search)
+        return search.give_up(last_skip)
     except BaseException:
-        stage.discard()
+        if kept is not None:
+            kept.stage.discard()
         raise
 
 
-def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language,
-                  image: TaskImage) -> Draft | Skip:
+def _run_rung(spec: RuntimeSpec, ctx: BuildContext, language, recipe, image: TaskImage) -> _Ran | _Broken | Skip:
+    """Stage the bundle on ``image`` and run the tests before and after the fix. A ``Skip`` when a patch does
+    not apply; ``_Broken`` when the tests could not run (no results, or every targeted file fails to import
+    with the fix too); the stage is discarded then."""
+    stage = BundleStage(ctx.options.out, spec.task_id)
+    try:
+        ran = _stage_and_run(spec, ctx, stage, language, recipe, image)
+    except BaseException:
+        stage.discard()
+        raise
+    if not isinstance(ran, _Ran):
+        stage.discard()
+    return ran
+
+
+def _stage_and_run(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, recipe,
+                   image: TaskImage) -> _Ran | _Broken | Skip:
     targets = run_targets(spec, ctx.options.whole_suite, language)
     base_tree = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
     overlay = grading_overlay(spec, language, base_tree)
@@ -231,23 +298,43 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
         language.record_environment(ctx.client, env_image, stage, config, ctx.report)
         before, after = _runs(ctx, language, env_image, stage, hosts)
     except BuildError as exc:
-        stage.discard()
-        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+        return _Broken(Skip(SkipReason.ENV_BUILD_FAILED, str(exc)))
     except PatchDoesNotApply as exc:
-        stage.discard()
         return Skip(SkipReason.PATCH_DOES_NOT_APPLY, str(exc))
     except (TestRunError, docker.errors.ContainerError) as exc:
+        return _Broken(_submodule_skip(spec, image, targets, str(exc)) or Skip(SkipReason.TEST_RUN_FAILED, str(exc)))
+    broken = broken_modules(after)
+    if (set(targets) <= set(broken) if targets else not any(r.outcomes for r in after)) and broken:
+        path, message = next(iter(broken.items()))
+        return _Broken(_submodule_skip(spec, image, targets, message) or Skip(
+            SkipReason.TEST_ENVIRONMENT_BROKEN, f"{path} cannot be imported in any run, with the fix too: {message}"),
+            after=after)
+    return _Ran(stage=stage, recipe=recipe, image=image, config=config, targets=targets, before=before, after=after)
+
+
+def _finish(spec: RuntimeSpec, ctx: BuildContext, language, ran: _Ran, search: EnvironmentSearch) -> Draft | Skip:
+    """Select FAIL_TO_PASS / PASS_TO_PASS from the chosen rung's runs and write the rest of the bundle."""
+    stage, image, config, targets, before, after = ran.stage, ran.image, ran.config, ran.targets, ran.before, ran.after
+    try:
+        result = _select_and_write(spec, ctx, stage, language, image, config, targets, before, after, search)
+    except BaseException:
         stage.discard()
-        return _submodule_skip(spec, image, targets, str(exc)) or Skip(SkipReason.TEST_RUN_FAILED, str(exc))
+        raise
+    if isinstance(result, Skip):
+        stage.discard()
+    return result
+
+
+def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,
+                      config: dict, targets: list, before: list, after: list,
+                      search: EnvironmentSearch) -> Draft | Skip:
     selection = select_tests(before, after)
     broken = broken_modules(after)
     if not selection.fail_to_pass and broken:
-        stage.discard()
         path, message = next(iter(broken.items()))
         return _submodule_skip(spec, image, targets, message) or Skip(
             SkipReason.TEST_ENVIRONMENT_BROKEN, f"{path} cannot be imported in any run, with the fix too: {message}")
     if not selection.fail_to_pass:
-        stage.discard()
         detail = f"{len(selection.pass_to_pass)} pass-to-pass, {len(selection.flaky)} flaky, 0 fail-to-pass"
         return _submodule_skip(spec, image, targets, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
     slowest = max(r.seconds for r in before + after)
@@ -262,7 +349,6 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=touched_symbols(
         spec.split.gold_patch), synthesizer=ctx.synthesizer)
     if made.too_thin:  # stripping the grading tests' names can leave too little
-        stage.discard()
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed")
     instruction = made.text.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
     stage.write_text("instruction.md", instruction)
@@ -281,7 +367,7 @@ def _build_staged(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lang
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=image.reproducibility())
+        reproducibility=image.reproducibility(search.records()))
     write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", DEFAULT_PYTHON_PATH),
                   args=" --inputs-sha256 " + runtime_verifier.inputs_digest(stage.root / "tests"))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,

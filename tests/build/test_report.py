@@ -138,8 +138,9 @@ def test_the_json_report_keeps_its_keys(first):
     assert sorted(data) == ["build", "cost_usd", "diff", "groups", "previous_build", "sources", "tasks", "totals"]
     assert data["build"]["counts"] == {"candidates": 13, "error": 2, "rejected": 1, "skipped": 2, "unchanged": 0,
                                        "verified": 8}
-    assert sorted(data["groups"][0]) == ["candidates", "errors", "pipeline", "rejected", "repo", "skipped",
-                                         "test_seconds", "verified", "wall_seconds", "yield"]
+    assert sorted(data["groups"][0]) == ["candidates", "env_failures", "env_ok", "env_tried", "errors", "pipeline",
+                                         "rejected", "repo", "skipped", "test_seconds", "verified", "wall_seconds",
+                                         "yield"]
     assert [g["yield"] for g in data["groups"]] == [0.333, 0.833, 1.0, 0.0]
 
 
@@ -227,3 +228,30 @@ def test_a_build_that_did_not_finish_says_so(first):
     assert _facts(page)["Finished"] == "-" and _facts(page)["Wall time"] == "-"
     for svg in _svgs(page):
         _assert_texts_inside(svg)
+
+
+def test_environment_success_and_top_failures_per_repository(tmp_path):
+    out = tmp_path / "dataset"
+    out.mkdir()
+    failures = [("env_build_failed", "building local/r2e-env/x:abc failed: No solution found when resolving "
+                 "dependencies (exit 1) (rungs tried: 3.12 (install failed), 3.11 (install failed))")] * 2 + [
+        ("python_unavailable", "requires-python <3.6 allows none of 3.8, 3.9, 3.10, 3.11, 3.12, 3.13")]
+    with State(out / STATE_FILE) as state:
+        state.start_build(FIRST, None)
+        rows = [dict(_row("local/old", "pr_runtime", f"pr#{n}", "verified", None, 10.0, FIRST), environment="ok")
+                for n in range(3)]
+        rows += [dict(_row("local/old", "pr_runtime", f"pr#{10 + n}", "skipped", reason, 5.0, FIRST),
+                      detail=detail, environment="failed") for n, (reason, detail) in enumerate(failures)]
+        rows.append(_row("local/old", "pr_runtime", "pr#20", "skipped", "docs_ci_only", 0.1, FIRST))  # no env
+        for row in rows:
+            state.record(row)
+        state.finish_build(FIRST, 60.0, {"candidates": 7})
+    report = write_report(out)
+    (group,) = report["groups"]
+    assert (group["env_ok"], group["env_tried"]) == (3, 6)
+    assert group["env_failures"] == {
+        "env_build_failed: No solution found when resolving dependencies (exit 1)": 2,
+        "python_unavailable: requires-python <3.6 allows none of 3.8, 3.9, 3.10, 3.11, 3.12, 3.13": 1}
+    page = (out / "report.html").read_text()
+    assert ">3 of 6</td>" in page
+    assert "env_build_failed: No solution found when resolving dependencies (exit 1) (2); python_unavailable" in page

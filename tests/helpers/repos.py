@@ -339,3 +339,130 @@ def build_iter_repo(path: Path) -> Path:
                                    "iterkit/core.py": ITER_CORE, "tests/__init__.py": "",
                                    "tests/test_iter.py": ITER_TESTS}, date="2025-05-01T00:00:00Z")
     return path
+
+
+# --- environments across history -------------------------------------------------------------------------------
+# Repositories with one merged PR each whose F2P appears only in the right environment (pr_runtime on a local
+# clone). ``ENV_REPOS[kind]`` gives (files at the base, files of the fix, date); ``build_env_repo`` commits them.
+_SHAPES_PYPROJECT = '''\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "shapes"
+version = "0.1.0"
+requires-python = ">=3.9,<3.12"
+
+[project.optional-dependencies]
+crypto = ["pretend"]
+
+[dependency-groups]
+test = ["pytest", "six"]
+
+[tool.setuptools]
+packages = ["shapes"]
+'''
+# The backend extra is named only by a tox factor; the test-only dependency only by a PEP 735 group.
+_SHAPES_TOX = "[tox]\nenvlist = py{39,310,311}-{crypto,nocrypto}\n\n[testenv]\nextras =\n    crypto: crypto\n" \
+              "dependency_groups = test\ncommands = pytest\n"
+_SHAPES_TESTS = '''\
+import sys
+
+import pytest
+import six
+
+pretend = pytest.importorskip("pretend")
+
+from shapes import area
+
+
+def test_interpreter_is_below_3_12():
+    assert sys.version_info < (3, 12)
+
+
+def test_six():
+    assert six.PY3
+'''
+_SHAPES_FIX_TEST = '''
+
+def test_area():
+    box = pretend.stub(width=2, height=3)
+    assert area(box.width, box.height) == 6
+'''
+_TALLY_PYPROJECT = '''\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "tally"
+version = "0.1.0"
+
+[project.optional-dependencies]
+test = ["pytest"]
+fancy = ["pretend"]
+
+[tool.setuptools]
+packages = ["tally"]
+'''
+# A test module that skips itself without an extra nothing names: only the feedback loop finds it.
+_TALLY_TESTS = '''\
+import pytest
+
+pretend = pytest.importorskip("pretend")
+
+from tally import total
+
+
+def test_empty():
+    assert total([]) == 0
+'''
+_TALLY_FIX_TEST = '''
+
+def test_total_of_stubs():
+    items = [pretend.stub(n=2), pretend.stub(n=3)]
+    assert total(item.n for item in items) == 5
+'''
+_OLDPIN_SETUP = "from setuptools import setup\n\nsetup(name='oldpin', version='0.1', packages=['oldpin'])\n"
+_OLDPIN_TESTS = "from oldpin import double\n\n\ndef test_zero():\n    assert double(0) == 0\n"
+ENV_REPOS = {
+    "shapes": ({"pyproject.toml": _SHAPES_PYPROJECT, "tox.ini": _SHAPES_TOX,
+                "shapes/__init__.py": "def area(width, height):\n    return width + height\n",
+                "tests/test_shapes.py": _SHAPES_TESTS},
+               {"shapes/__init__.py": "def area(width, height):\n    return width * height\n",
+                "tests/test_shapes.py": _SHAPES_TESTS + _SHAPES_FIX_TEST},
+               "2025-03-03T00:00:00Z",
+               "area() adds the sides\n\narea(2, 3) returns 5 instead of the area of the rectangle, 6: it adds "
+               "the width and the height where it should multiply them."),
+    "tally": ({"pyproject.toml": _TALLY_PYPROJECT, "tally/__init__.py": "def total(values):\n    return 0\n",
+               "tests/test_tally.py": _TALLY_TESTS},
+              {"tally/__init__.py": "def total(values):\n    return sum(values)\n",
+               "tests/test_tally.py": _TALLY_TESTS + _TALLY_FIX_TEST},
+              "2025-04-04T00:00:00Z",
+              "total() ignores its input\n\ntotal([2, 3]) returns 0 whatever values it is given; it should return "
+              "their sum, 5."),
+    # pytest pinned below 6 (which cannot rewrite asserts on Python 3.10+), committed in 2022: the Python the
+    # date suggests (3.10) cannot run the tests, the next one down (3.9) can.
+    "oldpin": ({"setup.py": _OLDPIN_SETUP, "requirements-test.txt": "pytest<6\n",
+                "oldpin/__init__.py": "def double(x):\n    return x\n", "tests/test_oldpin.py": _OLDPIN_TESTS},
+               {"oldpin/__init__.py": "def double(x):\n    return 2 * x\n",
+                "tests/test_oldpin.py": _OLDPIN_TESTS + "\n\ndef test_two():\n    assert double(2) == 4\n"},
+               "2022-06-01T00:00:00Z",
+               "double() returns its argument unchanged\n\ndouble(2) gives 2 where twice the value, 4, is "
+               "expected; only zero comes out right."),
+}
+
+
+def build_env_repo(path: Path, kind: str) -> Path:
+    """The ``ENV_REPOS[kind]`` repository at ``path``: a base commit and one merged PR (#1) with the fix."""
+    base, fix, date, message = ENV_REPOS[kind]
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    commit_files(path, "init", base, date=date)
+    git(path, "checkout", "-q", "-b", "fix")
+    commit_files(path, "fix", fix, date=date)
+    git(path, "checkout", "-q", "main")
+    git(path, "merge", "-q", "--no-ff", "fix", "-m", f"Merge pull request #1 from a/fix\n\n{message}",
+        env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return path

@@ -4,9 +4,10 @@ Messages API on 127.0.0.1 (tests/anthropic_server.py) through the real ``anthrop
 import pytest
 
 from repo2env.core.errors import InputError
+from repo2env.core.llm import LlmConfig, LlmRejected, list_price
 from repo2env.instructions.leak_audit import AuditContext
 from repo2env.instructions.make import make_instruction
-from repo2env.instructions.synthesis import LlmConfig, LlmRejected, Synthesizer, list_price
+from repo2env.instructions.synthesis import Synthesizer
 from tests.helpers.anthropic_server import API_KEY, FakeAnthropic
 from tests.instructions.test_leak_strip import CASES, _function_names
 

@@ -4,7 +4,7 @@ Docker engine; the synthesized instruction lands in a verified bundle with its u
 import pytest
 
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.instructions.synthesis import LlmConfig
+from repo2env.core.llm import LlmConfig
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
 from repo2env.tasks.runtime import GRADER_RULES

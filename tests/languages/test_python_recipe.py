@@ -73,3 +73,133 @@ def test_the_pretend_version_names_the_distribution(new_repo, files, variable):
     sha = commit_files(repo, "init", files)
     env = detect_recipe(repo, sha).env
     assert [k for k in env if k.startswith("SETUPTOOLS_SCM")] == [variable] and env[variable] == "0.0.0"
+
+
+# --- what the tests need, and the Python, found in the project's own files ---------------------------------------
+
+from repo2env.languages.python import feedback, needs, recipe, versions  # noqa: E402
+from repo2env.languages.python.project import ProjectFiles  # noqa: E402
+
+
+def _pf(new_repo, files, date="2025-01-01T00:00:00Z"):
+    repo = new_repo()
+    sha = commit_files(repo, "init", files, date=date)
+    return repo, sha, ProjectFiles.read(repo, sha)
+
+
+def test_extras_named_by_tox_factors_nox_and_ci(new_repo):
+    _, _, pf = _pf(new_repo, {
+        "setup.py": "from setuptools import setup\nEXTRAS = {'crypto': ['cryptography>=3'], 'docs': ['sphinx']}\n"
+                    "EXTRAS['yaml'] = ['PyYAML']\nsetup(name='lib', extras_require=EXTRAS,\n"
+                    "      tests_require=['pretend'], python_requires='>=3.8')\n",
+        "tox.ini": "[tox]\nenvlist = py{38,39}-{crypto,nocrypto}\n[testenv]\nextras =\n    tests\n    crypto: crypto\n"
+                   "deps =\n    nocrypto: mock>=2\n    -r{toxinidir}/requirements/ci.txt\n[testenv:docs]\nextras = docs\n",
+        "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.install('.[yaml]', 'coverage')\n"
+                      "\n@nox.session\ndef lint(session):\n    session.install('ruff')\n",
+        ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: |\n          pip install -e '.[crypto]'\n"
+                                    "          uv pip install --group typing -r requirements-ci.txt\n",
+        "requirements/ci.txt": "hypothesis\n"})
+    found = needs.find(pf)
+    assert found.extras == {"crypto": "tox.ini [testenv] extras (factor crypto)",
+                            "yaml": "noxfile.py session tests"}  # docs is a docs env; tests is not declared
+    assert found.packages == {"mock>=2": "tox.ini [testenv] deps (factor nocrypto)", "coverage":
+                              "noxfile.py session tests", "pretend": "tests_require"}
+    assert found.requirement_files == {"requirements/ci.txt": "tox.ini [testenv] deps"}
+    assert found.provider("Cryptography") == ("extra", "crypto") and found.provider("pyyaml") == ("extra", "yaml")
+
+
+def test_pep735_groups_poetry_and_hatch(new_repo):
+    _, _, pf = _pf(new_repo, {"pyproject.toml": '''
+[project]
+name = "x"
+[dependency-groups]
+lint = ["ruff"]
+test = ["pytest", {include-group = "fixtures"}]
+fixtures = ["pretend"]
+[tool.poetry.group.dev.dependencies]
+freezegun = "^1.2"
+requests = {version = "~2.31", extras = ["socks"]}
+local = {path = "../local"}
+[tool.hatch.envs.default]
+dependencies = ["coverage[toml]"]
+features = ["yaml"]
+'''})
+    found = needs.find(pf)
+    assert found.groups == {"test": "the project's dependency group for tests"}
+    assert found.declared_groups["test"] == ["pytest", "pretend"] and found.provider("pretend") == ("group", "test")
+    assert found.packages == {"freezegun>=1.2": "pyproject.toml [tool.poetry.group.dev.dependencies]",
+                              "requests[socks]>=2.31": "pyproject.toml [tool.poetry.group.dev.dependencies]",
+                              "coverage[toml]": "pyproject.toml [tool.hatch.envs.default]"}
+    assert found.extras == {}  # hatch's feature names no declared extra
+
+
+@pytest.mark.parametrize("files, date, order, why", [
+    # requires-python caps below 3.12: the newest allowed one
+    ({"pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.9,<3.12"\n'}, "2025-01-01",
+     ("3.11", "3.10", "3.9"), "3.11: newest of 3.9, 3.10, 3.11 released by 2025-01-01; requires-python >=3.9,<3.12"),
+    # classifiers narrow, the date drops what was not released yet (3.12 came out in October 2023)
+    ({"setup.cfg": "[metadata]\nclassifiers =\n    Programming Language :: Python :: 3.8\n"
+                   "    Programming Language :: Python :: 3.12\n    Programming Language :: Python :: 3.11\n"},
+     "2023-06-01", ("3.11", "3.10", "3.9", "3.8"), "3.11: newest of 3.8, 3.11 (classifiers) released by 2023-06-01"),
+    # a CI matrix, and nothing older than 3.8 is on offer: an old commit gets the oldest
+    ({".github/workflows/t.yml": "jobs:\n  t:\n    strategy:\n      matrix:\n        python-version: ['3.6', 3.7]\n"},
+     "2018-05-01", ("3.8",), "3.8: newest of 3.8 released by 2018-05-01"),
+    # nothing below 3.13 allowed
+    ({"pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.13"\n'}, "2025-01-01", ("3.13",),
+     "3.13: newest of 3.13 released by 2025-01-01; requires-python >=3.13"),
+    ({"pyproject.toml": '[project]\nname="x"\nrequires-python = "<3.6"\n'}, "2025-01-01", (),
+     "requires-python <3.6 allows none of 3.8, 3.9, 3.10, 3.11, 3.12, 3.13"),
+])
+def test_the_python_per_base_commit(new_repo, files, date, order, why):
+    _, _, pf = _pf(new_repo, files, date=date + "T00:00:00Z")
+    choice = versions.choose(pf)
+    assert choice.order == order and choice.why == why
+
+
+def test_old_commits_floor_pytest_for_the_chosen_python(new_repo):
+    repo, sha, _ = _pf(new_repo, {"setup.py": "from setuptools import setup\nsetup(name='old')\n",
+                                  "requirements-test.txt": "pytest-cov\npytest_mock==1.0\n"}, date="2016-03-01T00:00:00Z")
+    plans, _ = recipe.rungs(repo, sha)
+    assert [p["python"] for p in plans] == ["3.8", "3.8", "3.8"] and plans[1]["floor_build_tools"]
+    dated = recipe.detect_recipe(repo, sha, None, plans[2]).commands[0]  # an old setup.py's own setuptools
+    assert "setuptools=" not in dated and "pytest=2020-02-12T00:00:00Z" in dated
+    made = recipe.detect_recipe(repo, sha)
+    (cmd,) = made.commands
+    # pytest 5.3.5 is the oldest that runs on 3.8: pytest, its dependencies and the plugins named resolve as of then
+    for name in ("pytest", "pluggy", "py", "pytest-cov", "pytest-mock"):
+        assert f"--exclude-newer-package {name}=2020-02-12T00:00:00Z" in cmd
+    assert "cython=" not in cmd  # the wider build-tool floor is the next rung's
+    assert "--exclude-newer-package cython=2025-06-01T00:00:00Z" in recipe.detect_recipe(repo, sha, None,
+                                                                                       plans[1]).commands[0]
+    assert {p.kind for p in made.parts} == {"python", "tooling", "build_tools", "requirements"}
+
+
+def test_feedback_maps_missing_modules_to_extras_groups_and_packages(new_repo):
+    _, _, pf = _pf(new_repo, {"pyproject.toml": '[project]\nname="lib"\n[project.optional-dependencies]\n'
+                                                'crypto = ["cryptography>=41"]\nyaml = ["PyYAML"]\n',
+                              "lib/__init__.py": "", "tests/helpers/util.py": ""})
+    found = needs.find(pf)
+    skips = {"t::a": "could not import 'cryptography': No module named 'cryptography'",
+             "t::b": "requires PyYAML to be installed",
+             "t::c": "could not import 'lib.speedups'"}  # the project's own module: never a package
+    errors = {"tests/test_x.py": "E   ModuleNotFoundError: No module named 'pretend'",
+              "tests/test_y.py": "ModuleNotFoundError: No module named 'helpers'",
+              "tests/test_z.py": "ModuleNotFoundError: No module named 'tomllib'",  # stdlib of a newer Python
+              "tests/test_w.py": "ModuleNotFoundError: No module named 'google.protobuf'"}
+    added = feedback.additions(pf, found, skips, errors, have={})
+    assert {k: sorted(v) for k, v in added.items()} == {"extra": ["crypto", "yaml"],
+                                                        "package": ["pretend", "protobuf"]}
+    assert added["extra"]["crypto"] == "tests said: could not import 'cryptography': No module named 'cryptography'"
+    assert feedback.additions(pf, found, skips, errors, have={k: set(v) for k, v in added.items()}) == {}
+
+
+def test_a_setup_agent_proposal_is_checked_name_by_name():
+    plan = {"python": "3.12"}
+    proposed = recipe.plan_from_proposal(plan, {
+        "python": "3.10", "packages": ["numpy<1.24", "rm -rf /", "ok-pkg"], "apt_packages": ["libxml2-dev", "a;b"],
+        "extras": ["crypto", "x y"], "env": {"CFLAGS": "-O0", "bad name": "1"}, "why": "numpy 1.24 removed np.int"})
+    assert proposed == {"python": "3.10", "add": {
+        "package": {"numpy<1.24": "numpy 1.24 removed np.int", "ok-pkg": "numpy 1.24 removed np.int"},
+        "apt": {"libxml2-dev": "numpy 1.24 removed np.int"}, "extra": {"crypto": "numpy 1.24 removed np.int"},
+        "env": {"CFLAGS": "-O0"}}}
+    assert recipe.plan_from_proposal(plan, {"python": "2.7", "packages": ["!!"]}) is None

@@ -128,7 +128,9 @@ def test_failed_environment_build_is_recorded_and_the_run_goes_on(docker_client,
         out=out, numbers=(1, 2), env_config=load_env_config(cfg)))
     assert dict(summary.skipped) == {"env_build_failed": 1, "docs_ci_only": 1} and not summary.errors
     entries = {e.candidate: e for e in ledger.read(ledger.ledger_path(out))}
-    assert entries["pr#1"].reason == "env_build_failed" and "returned a non-zero code" in entries["pr#1"].detail
+    # the detail names the cause (the install's own last line and its exit code) and the rung tried
+    assert entries["pr#1"].reason == "env_build_failed"
+    assert "failed: broken install (exit 3) (rungs tried: 3.12 (install failed))" in entries["pr#1"].detail
     assert list(out.iterdir()) == []
 
 

@@ -6,7 +6,7 @@ import json
 
 from repo2env import graders
 from repo2env.languages import Detection
-from repo2env.languages.python import files, image, recipe
+from repo2env.languages.python import feedback, files, image, recipe
 
 
 class PythonLanguage:
@@ -31,9 +31,40 @@ class PythonLanguage:
         defines tests (pytest collects a file named on its command line whatever its name)."""
         return files.is_python_test_file(path) or files.defines_tests(path, text)
 
-    def install_recipe(self, repo_path: str, commit: str, override):
-        """``recipe.detect_recipe``."""
-        return recipe.detect_recipe(repo_path, commit, override)
+    def install_recipe(self, repo_path: str, commit: str, override, plan: dict | None = None):
+        """``recipe.detect_recipe`` (``plan``: one of ``recipe_rungs``, default the first)."""
+        return recipe.detect_recipe(repo_path, commit, override, plan)
+
+    def recipe_rungs(self, repo_path: str, commit: str, override) -> tuple[list[dict], str, str]:
+        """``(plans, why, key)``: the fallback ladder's plans for ``commit`` in order (``recipe.rungs``; empty when
+        no Python 3.8-3.13 is allowed, ``why`` then says why), and the key of the files that decide the recipe
+        (``project.ProjectFiles.key``, what the environment memory is keyed by)."""
+        plans, why = recipe.rungs(repo_path, commit, override)
+        return plans, why, recipe.project_files(str(repo_path), commit).key
+
+    def recipe_feedback(self, repo_path: str, commit: str, plan: dict, skips: dict[str, str],
+                        errors: dict[str, str]) -> dict | None:
+        """The plan with what the runs say is missing added (``feedback.additions``), or None when nothing can
+        be added. ``skips``/``errors``: node id or file -> message, from the runs with the fix."""
+        have = {kind: set(names) for kind, names in (plan.get("add") or {}).items()}
+        found = feedback.additions(recipe.project_files(str(repo_path), commit),
+                                   recipe.test_needs(str(repo_path), commit), skips, errors, have)
+        return recipe.merge_plan(plan, found) if found else None
+
+    def plan_from_proposal(self, plan: dict, proposal: dict) -> dict | None:
+        """A setup agent's proposal (``{"python", "extras", "groups", "packages", "apt_packages", "env", "why"}``)
+        applied to ``plan``; None when it adds nothing valid. Names are checked (requirement syntax, Debian
+        package names, 3.8-3.13), never run."""
+        return recipe.plan_from_proposal(plan, proposal)
+
+    def setup_files(self, repo_path: str, commit: str) -> dict[str, str]:
+        """The files that decide the recipe at ``commit`` (path -> text), for the setup agent to read."""
+        return dict(recipe.project_files(str(repo_path), commit).texts)
+
+    def parse_messages(self, text: str) -> tuple[dict[str, str], dict[str, str]]:
+        """``verifier.py run``'s skip reasons and import-error messages (node id -> message)."""
+        data = json.loads(text)
+        return dict(data.get("skip_messages") or {}), dict(data.get("error_messages") or {})
 
     def grader_files(self) -> dict[str, bytes]:
         """``verifier.py`` (the runtime grader) and ``env_guard.py`` beside it."""

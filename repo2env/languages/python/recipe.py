@@ -1,29 +1,29 @@
-"""Detect how to install a repository's dependencies *at its base commit* (never HEAD's).
+"""Install recipes for a Python repository *at its base commit* (never HEAD's), one per rung of the ladder.
 
-Detection reads the base commit's tree: ``pyproject.toml`` extras (test/tests/testing, else dev),
-``setup.cfg`` ``[options.extras_require]``, ``setup.py`` ``extras_require`` keys, ``requirements*.txt`` for tests
-and development, and ``tox.ini`` ``[testenv] deps``. The result is one ``uv pip install`` command resolved as of
-the base commit's date (``--exclude-newer``, field notes "Environments across history") with an editable install,
-so the package imports from ``/workspace``. A per-repository entry in the environment config file overrides it.
+A recipe is one ``uv pip install`` command resolved as of the base commit's date (``--exclude-newer``, field notes
+"Environments across history") with an editable install, so the package imports from ``/workspace``, plus what
+the tests need (``needs``: extras, dependency groups, requirements files, packages, each with why) on the Python
+``versions`` chooses, with ``tooling``'s floors. ``rungs`` lists the plans to try in order: the chosen Python,
+then it with the build tools floored, then the next Python down (the fallback ladder); ``detect_recipe`` turns
+one plan into an ``InstallRecipe``. A plan is a dict (``python``, ``floor_build_tools``, and ``add``: parts the
+feedback loop or the setup agent added, kind -> {name: why}); it is what the environment memory stores. A
+per-repository entry in the environment config file overrides detection.
 """
 
 import configparser
 import re
 import shlex
 import tomllib
-from pathlib import PurePosixPath
+from functools import lru_cache
 
-from repo2env.core import gitrepo
-from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoEnvConfig
+from packaging.utils import canonicalize_name
 
-TEST_EXTRAS = ("test", "tests", "testing")
-FALLBACK_EXTRAS = ("dev",)
-_REQ_NAME = re.compile(r"^(requirements|reqs)?[-_/]?(test|tests|testing|dev|develop|development)[-_]?"
-                       r"(requirements)?[\w-]*\.(txt|in)$|^(test|dev)[-_]requirements\.txt$", re.IGNORECASE)
-# Old build back ends break on new Pythons (setuptools < 66 imports pkgutil.ImpImporter, gone in 3.12): build
-# tools resolve no older than this fixed date. A constant, so the same commit always gets the same recipe.
-BUILD_TOOL_FLOOR = "2025-06-01T00:00:00Z"
-BUILD_TOOLS = ("setuptools", "wheel")
+from repo2env.core.records import InstallRecipe, RecipePart, RepoEnvConfig
+from repo2env.languages.python import needs as needs_mod
+from repo2env.languages.python import tooling, versions
+from repo2env.languages.python.project import ProjectFiles
+
+MAX_PYTHONS = 3  # Pythons on the ladder per base commit (each with and without the build tools floored)
 DEFAULT_ENV = {"UV_LINK_MODE": "copy", "PIP_NO_INPUT": "1"}
 # Versioned-from-git projects (setuptools_scm, hatch-vcs) cannot see tags in the scrubbed copy: the project (and
 # only the project: a dependency built from an sdist keeps its own version) gets a pretend version through
@@ -65,99 +65,177 @@ def project_name(pyproject: str | None, setup_cfg: str | None, setup_py: str | N
     return None
 
 
-def _pyproject_extras(text: str) -> tuple[set[str], bool]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return set(), True
-    extras = set((data.get("project") or {}).get("optional-dependencies") or {})
-    installable = "build-system" in data or "project" in data
-    return extras, installable
 
 
-def _setup_cfg_extras(text: str) -> set[str]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return set()
-    if parser.has_section("options.extras_require"):
-        return set(parser.options("options.extras_require"))
-    return set()
+@lru_cache(maxsize=64)
+def project_files(repo_path: str, commit: str) -> ProjectFiles:
+    """``ProjectFiles.read``, cached per (repository, commit). Raises ``GitError``."""
+    return ProjectFiles.read(repo_path, commit)
 
 
-def _setup_py_extras(text: str) -> set[str]:
-    m = re.search(r"extras_require\s*=\s*(\{.*?\})", text, re.DOTALL)
-    return set(re.findall(r"['\"]([\w.-]+)['\"]\s*:", m.group(1))) if m else set()
+@lru_cache(maxsize=64)
+def test_needs(repo_path: str, commit: str) -> needs_mod.TestNeeds:
+    """``needs.find`` of the commit, cached."""
+    return needs_mod.find(project_files(repo_path, commit))
 
 
-def _tox_deps(text: str) -> list[str]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return []
-    if not parser.has_option("testenv", "deps"):
-        return []
-    deps = []
-    for line in parser.get("testenv", "deps").splitlines():
-        line = line.split("#", 1)[0].strip()
-        # Skip references to files, factors and substitutions: they only make sense inside tox.
-        if line and not line.startswith(("-", ".")) and not any(c in line for c in "{}:"):
-            deps.append(line)
-    return deps
+def rungs(repo_path, commit: str, override: RepoEnvConfig | None = None) -> tuple[list[dict], str]:
+    """The plans to try for ``commit``, in order (``MAX_PYTHONS`` Pythons); and why the first Python was chosen
+    (the reason there is none when the list is empty: no Python 3.8-3.13 is allowed). Per Python: the plain
+    plan, then (for a commit older than the build-tool floor) the wider build-tool floor, then the build tools
+    as of the commit date (an old ``setup.py`` may use what newer setuptools removed, ``setuptools.Feature``);
+    those two carry ``"if": "install_failed"``: they can only help an install that failed."""
+    pf = project_files(str(repo_path), commit)
+    if override and override.install:
+        return [{"python": override.python or versions.DEFAULT_PYTHON}], "the environment config file"
+    if override and override.python:
+        order, why = (override.python,), f"{override.python}: the environment config file"
+    else:
+        choice = versions.choose(pf)
+        order, why = choice.order, choice.why
+    plans = []
+    for python in order[:MAX_PYTHONS]:
+        plans.append({"python": python})
+        if pf.date < tooling.BUILD_TOOL_FLOOR:
+            plans.append({"python": python, "floor_build_tools": True, "if": "install_failed"})
+            plans.append({"python": python, "dated_build_tools": True, "if": "install_failed"})
+    return plans, why
 
 
-def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = None) -> InstallRecipe:
-    """Return the install recipe for ``base_commit``. Pure reading: raises only ``GitError`` on a missing commit."""
-    date = gitrepo.commit_date_iso(repo_path, base_commit)
-    files = set(gitrepo.ls_tree(repo_path, base_commit))
+def rung_label(plan: dict) -> str:
+    """One line for a plan: ``3.11``, ``3.11, build tools floored, +extra crypto``."""
+    label = [plan.get("python", "?")]
+    if plan.get("floor_build_tools"):
+        label.append("build tools floored")
+    if plan.get("dated_build_tools"):
+        label.append("build tools as of the commit date")
+    for kind, names in sorted((plan.get("add") or {}).items()):
+        label += [f"+{kind} {name}" for name in sorted(names)]
+    return ", ".join(label)
 
-    def text(name: str) -> str | None:
-        return gitrepo.show_file(repo_path, base_commit, name) if name in files else None
 
-    env = dict(DEFAULT_ENV, **pretend_version_env(project_name(text("pyproject.toml"), text("setup.cfg"),
-                                                               text("setup.py"))))
+def _plugins(chosen_reqs: list[str]) -> list[str]:
+    """Distribution names of the pytest plugins among requirement strings (floored with pytest)."""
+    out = set()
+    for req in chosen_reqs:
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+        if m and canonicalize_name(m.group(1)).startswith("pytest-"):
+            out.add(canonicalize_name(m.group(1)))
+    return sorted(out)
+
+
+def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = None,
+                  plan: dict | None = None) -> InstallRecipe:
+    """The install recipe of ``plan`` (default: the first of ``rungs``) for ``base_commit``. Pure reading:
+    raises only ``GitError`` on a missing commit."""
+    pf = project_files(str(repo_path), base_commit)
+    date = pf.date
+    env = dict(DEFAULT_ENV, **pretend_version_env(project_name(pf.text("pyproject.toml"), pf.text("setup.cfg"),
+                                                               pf.text("setup.py"))))
+    if plan is None:
+        found, _ = rungs(repo_path, base_commit, override)
+        plan = found[0] if found else {"python": versions.DEFAULT_PYTHON}
+    python = plan["python"]
     if override and override.install:
         env.update(override.env)
-        return InstallRecipe(python=override.python, apt_packages=tuple(override.apt_packages),
-                             commands=tuple(override.install), env=env, exclude_newer=date, source="config")
-    extras: set[str] = set()
-    installable = False
-    used: list[str] = []
-    if "pyproject.toml" in files:
-        found, installable = _pyproject_extras(gitrepo.show_file(repo_path, base_commit, "pyproject.toml") or "")
-        extras |= found
-        used.append("pyproject.toml")
-    if "setup.cfg" in files:
-        extras |= _setup_cfg_extras(gitrepo.show_file(repo_path, base_commit, "setup.cfg") or "")
-        used.append("setup.cfg")
-    if "setup.py" in files:
-        extras |= _setup_py_extras(gitrepo.show_file(repo_path, base_commit, "setup.py") or "")
-        installable = True
-        used.append("setup.py")
-    chosen = [e for e in TEST_EXTRAS if e in extras] or [e for e in FALLBACK_EXTRAS if e in extras]
-    requirements = sorted(f for f in files if _REQ_NAME.match(f.replace("requirements/", "requirements-", 1))
-                          and PurePosixPath(f).parent.name in ("", "requirements"))
-    if not installable and "requirements.txt" in files:
-        requirements.insert(0, "requirements.txt")
-    used += requirements
-    tox = _tox_deps(gitrepo.show_file(repo_path, base_commit, "tox.ini") or "") if "tox.ini" in files else []
-    if tox:
-        used.append("tox.ini")
+        return InstallRecipe(python=python, apt_packages=tuple(override.apt_packages),
+                             commands=tuple(override.install), env=env, exclude_newer=date, source="config",
+                             plan=plan, rung=rung_label(plan),
+                             parts=(RecipePart(kind="config", name="install", why="the environment config file"),))
+    needs = test_needs(str(repo_path), base_commit)
+    add = plan.get("add") or {}
+    extras = dict(needs.extras, **add.get("extra", {}))
+    groups = dict(needs.groups, **add.get("group", {}))
+    packages = dict(needs.packages, **add.get("package", {}))
+    requirements = dict(needs.requirement_files)
+    installable = pf.installable()
+    if not installable and "requirements.txt" in pf.tree:
+        requirements = {"requirements.txt": "the project's requirements (no installable package)", **requirements}
+    _, python_why = rungs(repo_path, base_commit, override)
+    parts = [RecipePart(kind="python", name=python, why=python_why if python == _first_python(
+        repo_path, base_commit, override) else f"{python}: the fallback ladder (a newer Python failed)")]
     args = ["uv", "pip", "install", "--system", "--exclude-newer", date]
-    if date < BUILD_TOOL_FLOOR:
-        args += [a for tool in BUILD_TOOLS for a in ("--exclude-newer-package", f"{tool}={BUILD_TOOL_FLOOR}")]
+    floor, why = (([], None) if plan.get("dated_build_tools") else
+                  tooling.build_tool_floor(date, bool(plan.get("floor_build_tools"))))
+    args += floor
+    chosen_reqs = list(packages) + [r for e in extras for r in needs.declared_extras.get(e, [])] + [
+        r for g in groups for r in needs.declared_groups.get(g, [])] + [
+        ln for path in requirements for ln in (pf.text(path) or "").splitlines()]
+    tests_floor, tests_why = tooling.test_tool_floor(python, date, _plugins(chosen_reqs))
+    args += tests_floor
+    parts += [p for p in (tests_why, why) if p is not None]
     if installable:
-        args += ["-e", "." + (f"[{','.join(chosen)}]" if chosen else "")]
+        args += ["-e", "." + (f"[{','.join(extras)}]" if extras else "")]
+        parts += [RecipePart(kind="extra", name=e, why=w) for e, w in extras.items()]
     else:
-        env["PYTHONPATH"] = "/workspace/src:/workspace" if any(f.startswith("src/") for f in files) else "/workspace"
-    for req in requirements:
+        env["PYTHONPATH"] = "/workspace/src:/workspace" if any(f.startswith("src/") for f in pf.tree) else "/workspace"
+    for group, why_group in groups.items():
+        args += ["--group", group]
+        parts.append(RecipePart(kind="group", name=group, why=why_group))
+    for req, why_req in requirements.items():
         args += ["-r", req]
-    args += tox + ["pytest"]
+        parts.append(RecipePart(kind="requirements", name=req, why=why_req))
+    for req, why_pkg in packages.items():
+        args.append(req)
+        parts.append(RecipePart(kind="package", name=req, why=why_pkg))
+    args.append("pytest")
     apt = tuple(override.apt_packages) if override else ()
+    apt += tuple(a for a in (add.get("apt") or {}) if a not in apt)
     if override:
         env.update(override.env)
-    return InstallRecipe(python=override.python if override else DEFAULT_PYTHON, apt_packages=apt,
-                         commands=(shlex.join(args),), env=env, exclude_newer=date,
-                         source="detected:" + ",".join(used or ["none"]))
+    env.update((add.get("env") or {}))
+    whys = [part.why for part in parts]
+    used = [p for p in ("pyproject.toml", "setup.cfg", "setup.py") if p in pf.tree] + [
+        p for p in sorted(pf.texts) if p not in ("pyproject.toml", "setup.cfg", "setup.py")
+        and (p in requirements or any(p in w for w in whys))]
+    return InstallRecipe(python=python, apt_packages=apt, commands=(shlex.join(args),), env=env, exclude_newer=date,
+                         source="detected:" + ",".join(used or ["none"]), plan=plan,
+                         rung=rung_label(plan), parts=tuple(parts))
+
+
+def _first_python(repo_path, commit: str, override) -> str | None:
+    found, _ = rungs(repo_path, commit, override)
+    return found[0]["python"] if found else None
+
+
+_DEBIAN_NAME = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+
+
+def plan_from_proposal(plan: dict, proposal: dict) -> dict | None:
+    """``plan`` changed as a setup agent proposes (``PythonLanguage.plan_from_proposal``); None when the proposal
+    holds nothing valid and new."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    why = str(proposal.get("why") or "the setup agent's proposal")[:200]
+    found: dict[str, dict[str, str]] = {}
+    new = dict(plan)
+    python = str(proposal.get("python") or "")
+    if python in versions.PYTHONS and python != plan.get("python"):
+        new["python"] = python
+    for key, kind in (("extras", "extra"), ("groups", "group"), ("packages", "package"), ("apt_packages", "apt")):
+        for name in proposal.get(key) or []:
+            name = str(name).strip()
+            if kind == "package":
+                try:
+                    Requirement(name)
+                except InvalidRequirement:
+                    continue
+            elif kind == "apt" and not _DEBIAN_NAME.match(name):
+                continue
+            elif kind in ("extra", "group") and not re.match(r"^[\w.-]+$", name):
+                continue
+            found.setdefault(kind, {})[name] = why
+    env = {str(k): str(v) for k, v in (proposal.get("env") or {}).items() if _ENV_NAME.match(str(k))}
+    if env:
+        found["env"] = env
+    result = merge_plan(new, found) if found else new
+    return result if result != plan else None
+
+
+def merge_plan(plan: dict, found: dict[str, dict[str, str]]) -> dict:
+    """``plan`` with the parts of ``found`` (kind -> {name: why}) added to its ``add``."""
+    add = {kind: dict(names) for kind, names in (plan.get("add") or {}).items()}
+    for kind, names in found.items():
+        add.setdefault(kind, {}).update(names)
+    return {**plan, "add": add}

@@ -8,13 +8,12 @@ from repo2env import graders, languages
 from repo2env.bundles.layout13 import SplitLayout
 from repo2env.bundles.stage import BundleStage
 from repo2env.core import gitrepo, templates
-from repo2env.core.errors import BuildError
 from repo2env.core.metadata import EquivalenceTable, LeakAuditRecord, RewardCalibration, difficulty_bucket
 from repo2env.core.options import BuildContext
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import Draft, RepoRef, Skip
 from repo2env.environment import images
-from repo2env.environment.task_image import build_task_image
+from repo2env.environment.ladder import first_image
 from repo2env.instructions.leak_audit import AuditContext, audit, remove_findings, rules_fired
 from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, write_task, write_test_sh
 from repo2env.tasks.eqv import task_module
@@ -29,11 +28,10 @@ def build_eqv_task(ctx: BuildContext, repo: RepoRef, commit: str, fn: FunctionCa
     """One function as an equivalence task at ``commit``, or the reason it is skipped (a failed gate or image
     build). ``opts``: the pipeline's parsed options (``reference``, ``seed``, ``min_cases``, ``min_kill_rate``).
     Engine errors raise."""
-    recipe = languages.load("python").install_recipe(repo.path, commit, ctx.options.env_config.for_repo(repo.slug))
-    try:
-        image = build_task_image(ctx.client, repo, commit, recipe, ctx.report)
-    except BuildError as exc:
-        return Skip(SkipReason.ENV_BUILD_FAILED, str(exc))
+    found = first_image(ctx, languages.load("python"), repo, commit)
+    if isinstance(found, Skip):
+        return found
+    image, search = found
     ctx.report("cases and strength gate")
     gate = run_gate(ctx.client, image.image_ref, repo.path, commit, fn, seed=opts["seed"])
     reason = gate_reason(gate, opts)

@@ -1,0 +1,220 @@
+"""The fallback ladder: the install recipes tried for one base commit, in order, until one builds and runs the tests.
+
+Order: the plan the environment memory recalls for the repository (same deciding files, else the nearest earlier
+base commit), then the language's rungs (Python: the chosen Python, it with the build tools floored, the next
+Python down, ...), then, when every rung failed and ``--setup-llm`` was given, the setup agent's proposals. The
+feedback loop adds one rung at the front: the plan with what a first run said was missing. Every rung tried is
+an ``Attempt``, recorded in ``[metadata.repo2env.reproducibility] attempts`` (outside the bundle hash: how the
+recipe was found, not what it is). A Python without a base image is skipped without a build.
+
+``EnvironmentSearch`` is language-neutral; a language plugin without ``recipe_rungs`` gets one rung, its
+``install_recipe``.
+"""
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from repo2env.core.errors import BuildError
+from repo2env.core.outcomes import SkipReason
+from repo2env.core.records import InstallRecipe, RepoRef, Skip
+from repo2env.environment import images
+from repo2env.environment.task_image import TaskImage, build_task_image
+
+MAX_BUILDS = 4  # image builds per base commit (rungs whose Python has no base image are not builds)
+
+@dataclass
+class Attempt:
+    """One rung tried: its label, the Python, and ``outcome``: ``ok``, ``install_failed``, ``tests_broken``,
+    ``python_unavailable``, or ``superseded`` (ran, then the feedback rung replaced it); ``detail`` one line."""
+
+    rung: str
+    python: str
+    outcome: str
+    detail: str = ""
+
+    def record(self) -> dict:
+        return {"rung": self.rung, "python": self.python, "outcome": self.outcome, "detail": self.detail[:300]}
+
+
+class EnvironmentSearch:
+    """Iterate over it for the recipes to try; report each one's fate with ``build``, ``broken``, ``feedback``
+    and ``accept``; ``give_up`` makes the Skip when none worked. ``ctx`` is the run's ``BuildContext``."""
+
+    def __init__(self, ctx, language, repo: RepoRef, commit: str):
+        self.ctx, self.language, self.repo, self.commit = ctx, language, repo, commit
+        self.override = ctx.options.env_config.for_repo(repo.slug)
+        self.attempts: list[Attempt] = []
+        self.key, self.why = "", ""
+        self.fed_back = False
+        self.proposals = 0
+        self.last_error = ""
+        self.recalled: str | None = None
+        self._tried: list[dict] = []
+        if hasattr(language, "recipe_rungs"):
+            plans, self.why, self.key = language.recipe_rungs(repo.path, commit, self.override)
+        else:
+            plans = [None]
+        self.allowed = {p["python"] for p in plans if p}
+        memory = getattr(ctx, "env_memory", None)
+        if memory is not None and plans and plans[0] is not None:
+            self.date = _commit_date(repo.path, commit)
+            recalled = memory.recall(repo.slug, language.name, self.key, self.date)
+            if recalled:
+                plan, self.recalled = recalled
+                if plan.get("python") not in self.allowed:  # a nearer commit's Python this one does not allow
+                    plan = {**plans[0], "add": plan.get("add") or {}}
+                plans = [plan] + plans
+        self.queue: deque = deque(plans)
+
+    def _recipe(self, plan) -> InstallRecipe:
+        if plan is None:
+            return self.language.install_recipe(self.repo.path, self.commit, self.override)
+        return self.language.install_recipe(self.repo.path, self.commit, self.override, plan)
+
+    def __iter__(self) -> Iterator[InstallRecipe]:
+        while True:
+            while self.queue:
+                plan = self.queue.popleft()
+                if plan in self._tried or not self._worth_trying(plan):
+                    continue
+                if sum(a.outcome != "python_unavailable" for a in self.attempts) >= MAX_BUILDS + self.fed_back:
+                    return
+                self._tried.append(plan)
+                yield self._recipe(plan)
+            if not self._propose():
+                return
+
+    def _worth_trying(self, plan) -> bool:
+        """A plan marked ``"if": <outcome>`` runs only when the last rung of the same Python ended so; one whose
+        Python has been seen without a base image is passed over."""
+        if not isinstance(plan, dict):
+            return True
+        same = [a for a in self.attempts if a.python == plan.get("python")]
+        if same and same[-1].outcome == "python_unavailable":
+            return False
+        wanted = plan.get("if")
+        return wanted is None or (bool(same) and same[-1].outcome == wanted)
+
+    def _propose(self) -> bool:
+        """Ask the setup agent for the next plan (queued); False when there is none to ask or it had nothing."""
+        agent = getattr(self.ctx, "setup_agent", None)
+        last = next((a for a in reversed(self.attempts) if a.outcome in ("install_failed", "tests_broken")), None)
+        if agent is None or last is None or not hasattr(self.language, "plan_from_proposal") \
+                or self.proposals >= agent.max_proposals or not self._tried or self._tried[-1] is None:
+            return False
+        self.proposals += 1
+        self.ctx.report(f"setup agent: proposal {self.proposals}")
+        base = self._tried[-1]
+        proposal = agent.propose(self.language.setup_files(self.repo.path, self.commit), self._recipe(base),
+                                 self.last_error, [a.rung + ": " + a.outcome for a in self.attempts])
+        plan = self.language.plan_from_proposal(base, proposal) if proposal else None
+        if plan is None or plan in self._tried:
+            return False
+        self.queue.append(plan)
+        return True
+
+    def build(self, recipe: InstallRecipe) -> TaskImage | None:
+        """Build the task image of ``recipe``; None when it failed (recorded: the Python has no base image, or
+        the install failed). ``DockerUnavailable`` propagates."""
+        base = images.base_image_for(recipe.python)
+        if not images.image_exists(self.ctx.client, base):
+            self._record(recipe, "python_unavailable", f"no base image {base}")
+            return None
+        self.ctx.report(f"environment: {recipe.rung or recipe.python}")
+        try:
+            image = build_task_image(self.ctx.client, self.repo, self.commit, recipe, self.ctx.report)
+        except BuildError as exc:
+            self.last_error = exc.log_tail or str(exc)
+            self._record(recipe, "install_failed", str(exc))
+            return None
+        return image
+
+    def broken(self, recipe: InstallRecipe, detail: str) -> None:
+        """The image built but the tests could not run in it (``detail``: why); the next rung comes next."""
+        self.last_error = detail
+        self._record(recipe, "tests_broken", detail)
+
+    def feedback(self, recipe: InstallRecipe, runs, broken: str | None = None) -> bool:
+        """Once per base commit: when the ``runs`` with the fix say something is missing that the language can
+        add, queue that plan first and return True (the caller runs again with it). ``broken``: why the runs
+        were of no use (then the rung is recorded as ``tests_broken``, not ``superseded``)."""
+        if self.fed_back or not hasattr(self.language, "recipe_feedback") or not recipe.plan:
+            return False
+        skips = {k: v for run in runs for k, v in run.skip_messages.items()}
+        errors = {k: v for run in runs for k, v in {**run.collection_messages, **run.error_messages}.items()}
+        plan = self.language.recipe_feedback(self.repo.path, self.commit, recipe.plan, skips, errors)
+        if plan is None or plan in self._tried:
+            return False
+        self.fed_back = True
+        added = ", ".join(f"{kind} {name}" for kind, names in sorted((plan.get("add") or {}).items())
+                          for name in sorted(names) if name not in ((recipe.plan.get("add") or {}).get(kind) or {}))
+        if broken:
+            self.last_error = broken
+            self._record(recipe, "tests_broken", f"{broken}; the feedback loop adds {added}")
+        else:
+            self._record(recipe, "superseded", f"tests ran; the feedback loop adds {added}")
+        self.queue.appendleft(plan)
+        return True
+
+    def keep_previous(self, recipe: InstallRecipe) -> None:
+        """The feedback rung failed: the previous (superseded) rung's result stands."""
+        self.ctx.environment = "ok"
+        for attempt in reversed(self.attempts):
+            if attempt.outcome == "superseded":
+                attempt.outcome = "ok"
+                break
+
+    def accept(self, recipe: InstallRecipe) -> None:
+        """``recipe`` built and ran the tests: record it and remember its plan for the repository."""
+        self.ctx.environment = "ok"
+        self._record(recipe, "ok", self.recalled and f"first tried: {self.recalled}" or "")
+        memory = getattr(self.ctx, "env_memory", None)
+        if memory is not None and recipe.plan and self.key:
+            memory.remember(self.repo.slug, self.language.name, self.key, self.commit,
+                            getattr(self, "date", None) or _commit_date(self.repo.path, self.commit), recipe.plan)
+
+    def _record(self, recipe: InstallRecipe, outcome: str, detail: str) -> None:
+        self.attempts.append(Attempt(rung=recipe.rung or recipe.python, python=recipe.python, outcome=outcome,
+                                     detail=detail))
+
+    def records(self) -> list[dict]:
+        """The attempts as ``[metadata.repo2env.reproducibility] attempts`` rows."""
+        return [a.record() for a in self.attempts]
+
+    def give_up(self, last_skip: Skip | None = None) -> Skip:
+        """The Skip when no rung worked: ``python_unavailable`` when no allowed Python has a base image (or none
+        is allowed), ``last_skip`` (the runtime's own reason) when the last rung's tests could not run, else
+        ``env_build_failed``; the detail names the rungs tried and the last error."""
+        self.ctx.environment = "failed"
+        tried = ", ".join(f"{a.rung} ({a.outcome.replace('_', ' ')})" for a in self.attempts)
+        if not self.attempts:
+            return Skip(SkipReason.PYTHON_UNAVAILABLE, self.why or "no Python allowed")
+        if all(a.outcome == "python_unavailable" for a in self.attempts):
+            versions = ", ".join(dict.fromkeys(a.python for a in self.attempts))
+            first = self.attempts[0].python
+            return Skip(SkipReason.PYTHON_UNAVAILABLE,
+                        f"needs Python {versions} ({self.why}); no base image for it: install CPython {first} "
+                        f"(pyenv install {first}) and run `R2E_PYTHONS={first} bash scripts/setup_docker.sh`")
+        last = next(a for a in reversed(self.attempts) if a.outcome != "python_unavailable")
+        if last.outcome == "tests_broken" and last_skip is not None:
+            return Skip(last_skip.reason, f"{last_skip.detail} (rungs tried: {tried})")
+        return Skip(SkipReason.ENV_BUILD_FAILED, f"{last.detail} (rungs tried: {tried})")
+
+
+def first_image(ctx, language, repo: RepoRef, commit: str) -> tuple[TaskImage, EnvironmentSearch] | Skip:
+    """The task image of the first rung that builds (for pipelines whose environment need not run the tests
+    before it is kept: pr_diff, equivalence_tests), with the search that found it; else the Skip."""
+    search = EnvironmentSearch(ctx, language, repo, commit)
+    for recipe in search:
+        image = search.build(recipe)
+        if image is not None:
+            search.accept(recipe)
+            return image, search
+    return search.give_up()
+
+
+def _commit_date(repo_path, commit: str) -> str:
+    from repo2env.core import gitrepo
+
+    return gitrepo.commit_date_iso(repo_path, commit)

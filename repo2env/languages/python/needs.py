@@ -1,0 +1,394 @@
+"""What a Python project's tests need installed, found in its own files at the base commit, each with why.
+
+Sources, in the order a maintainer would look:
+
+* extras: ``[project.optional-dependencies]``, ``setup.cfg [options.extras_require]``, ``setup.py``'s
+  ``extras_require`` (read with ``ast``); the test ones (test/tests/testing, else dev) and every extra a test
+  runner names: tox's ``extras`` (factor-conditional lines such as ``crypto: crypto`` too, tox's own syntax,
+  https://tox.wiki/en/latest/config.html), ``.[x]`` in tox deps, nox sessions' ``session.install(".[x]")``, and
+  ``pip install .[x]`` / ``uv sync --extra x`` lines of the CI definitions;
+* PEP 735 dependency groups (``[dependency-groups]``, https://peps.python.org/pep-0735/): test/tests/testing
+  (else dev) and every group tox (``dependency_groups``) or CI (``--group x``) names, installed with uv's
+  ``--group``; tool groups uv does not read (Poetry's ``[tool.poetry.group.<g>]`` and ``dev-dependencies``,
+  PDM's ``[tool.pdm.dev-dependencies]``, Hatch's test environments) become plain requirements;
+* requirements files for tests or development, and the ones tox, nox or CI name with ``-r``;
+* packages: ``tests_require``, tox deps, nox session installs.
+
+``TestNeeds.provider`` maps a distribution back to the extra or group that declares it (the feedback loop uses it).
+"""
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+import yaml
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from repo2env.languages.python.project import ProjectFiles, is_test_requirements
+
+TEST_NAMES = ("test", "tests", "testing")
+FALLBACK_NAMES = ("dev",)
+# tox/nox environments that are not test runs: their extras and deps are not the tests' needs.
+NOT_TEST_ENVS = frozenset("""docs doc lint linters linting flake8 pep8 mypy typing types type style format fmt black
+isort pre-commit precommit build release publish packaging check checkqa qa coverage-report clean report bench
+benchmark benchmarks spell spelling readme manifest pylint ruff changelog upload pyright docstyle safety""".split())
+_FACTOR = re.compile(r"^\s*(!?[\w{},.!-]+)\s*:\s+(.*)$")
+_EXTRAS_IN = re.compile(r"(?:^|[\s'\"=])(?:-e\s*)?\.(?:/)?\[([\w,\s.-]+)\]")
+_PIP_LINE = re.compile(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b|\buv\s+sync\b")
+
+
+@dataclass
+class TestNeeds:
+    """``extras``/``groups``/``requirement_files``/``packages``: name -> why (a short phrase naming the file);
+    ``declared_extras``/``declared_groups``: every extra / PEP 735 group the project declares -> its requirement
+    strings."""
+
+    __test__ = False
+
+    extras: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, str] = field(default_factory=dict)
+    requirement_files: dict[str, str] = field(default_factory=dict)
+    packages: dict[str, str] = field(default_factory=dict)
+    declared_extras: dict[str, list[str]] = field(default_factory=dict)
+    declared_groups: dict[str, list[str]] = field(default_factory=dict)
+
+    def provider(self, distribution: str) -> tuple[str, str] | None:
+        """``("extra", name)`` or ``("group", name)`` declaring ``distribution`` (test ones first), or None."""
+        want = canonicalize_name(distribution)
+        for kind, table in (("extra", self.declared_extras), ("group", self.declared_groups)):
+            names = sorted(table, key=lambda n: (n not in TEST_NAMES, n not in FALLBACK_NAMES, n))
+            for name in names:
+                if any(_dist(req) == want for req in table[name]):
+                    return kind, name
+        return None
+
+
+def _dist(req: str) -> str | None:
+    try:
+        return canonicalize_name(Requirement(req).name)
+    except InvalidRequirement:
+        return None
+
+
+def _valid_requirement(text: str) -> str | None:
+    text = text.strip()
+    if not text or text.startswith(("-", ".", "/", "{")) or "{" in text:
+        return None
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return None
+    return text
+
+
+def find(pf: ProjectFiles) -> TestNeeds:
+    """Everything the tests of the project in ``pf`` need, with why (module docstring)."""
+    needs = TestNeeds(declared_extras=declared_extras(pf), declared_groups=_pep735_groups(pf))
+    _from_declared(needs)
+    _from_tox(pf, needs)
+    _from_nox(pf, needs)
+    _from_ci(pf, needs)
+    _from_tool_groups(pf, needs)
+    for path in sorted(p for p in pf.tree if is_test_requirements(p)):
+        needs.requirement_files.setdefault(path, "test/dev requirements file")
+    tests_require = _setup_py_keyword(pf.text("setup.py") or "", "tests_require")
+    if pf.setup_cfg.has_option("options", "tests_require"):
+        tests_require = (tests_require or []) + _lines(pf.setup_cfg.get("options", "tests_require"))
+    for req in tests_require or []:
+        if _valid_requirement(req):
+            needs.packages.setdefault(req, "tests_require")
+    # Only what the project declares can be asked for by name.
+    needs.extras = {k: v for k, v in needs.extras.items() if k in needs.declared_extras}
+    needs.groups = {k: v for k, v in needs.groups.items() if k in needs.declared_groups}
+    needs.requirement_files = {k: v for k, v in needs.requirement_files.items() if k in pf.tree}
+    return needs
+
+
+def _from_declared(needs: TestNeeds) -> None:
+    for table, out, label in ((needs.declared_extras, needs.extras, "extra"),
+                              (needs.declared_groups, needs.groups, "dependency group")):
+        chosen = [n for n in TEST_NAMES if n in table] or [n for n in FALLBACK_NAMES if n in table]
+        for name in chosen:
+            out[name] = f"the project's {label} for tests"
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+
+
+def declared_extras(pf: ProjectFiles) -> dict[str, list[str]]:
+    """Extra -> requirement strings from pyproject.toml, setup.cfg and setup.py (first one declaring it wins)."""
+    found: dict[str, list[str]] = {}
+    for name, reqs in ((pf.pyproject.get("project") or {}).get("optional-dependencies") or {}).items():
+        if isinstance(reqs, list):
+            found.setdefault(str(name), [str(r) for r in reqs])
+    cfg = pf.setup_cfg
+    if cfg.has_section("options.extras_require"):
+        for name in cfg.options("options.extras_require"):
+            value = cfg.get("options.extras_require", name)
+            found.setdefault(name, [ln for ln in value.splitlines() if ln.strip() and not ln.strip().startswith("#")])
+    for name, reqs in (_setup_py_keyword(pf.text("setup.py") or "", "extras_require") or {}).items():
+        found.setdefault(str(name), [str(r) for r in (reqs if isinstance(reqs, list | tuple) else [reqs])])
+    return found
+
+
+def _setup_py_keyword(text: str, keyword: str):
+    """The literal value of ``keyword=`` in setup.py's ``setup(...)`` call (a name bound at module level to a
+    literal is followed, and ``name["k"] = [...]`` additions to it are applied); None when not literal."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    bound: dict[str, ast.AST] = {}
+    additions: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                bound[target.id] = node.value
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                additions.setdefault(target.value.id, []).append((target.slice, node.value))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for kw in node.keywords:
+            if kw.arg != keyword:
+                continue
+            value, name = kw.value, kw.value.id if isinstance(kw.value, ast.Name) else None
+            if name is not None:
+                value = bound.get(name)
+            result = _literal(value)
+            if isinstance(result, dict) and name:
+                for key, item in additions.get(name, []):
+                    k, v = _literal(key), _literal(item)
+                    if isinstance(k, str) and v is not None:
+                        result[k] = v
+            return result
+    return None
+
+
+def _literal(node):
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    if isinstance(node, ast.Dict):  # keep the keys whose values are literal
+        out = {}
+        for k, v in zip(node.keys, node.values, strict=False):
+            key, value = _literal(k), _literal(v)
+            if isinstance(key, str) and value is not None:
+                out[key] = value
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # ["a"] + ["b"]
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, list) and isinstance(right, list):
+            return left + right
+    return None
+
+
+def _pep735_groups(pf: ProjectFiles) -> dict[str, list[str]]:
+    """PEP 735 group -> requirement strings, ``{include-group = ...}`` expanded (cycles cut)."""
+    raw = pf.pyproject.get("dependency-groups") or {}
+    if not isinstance(raw, dict):
+        return {}
+
+    def expand(name: str, seen: tuple) -> list[str]:
+        out = []
+        for item in raw.get(name) or []:
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
+                inner = item["include-group"]
+                if inner not in seen:
+                    out += expand(inner, seen + (inner,))
+        return out
+
+    return {str(name): expand(name, (name,)) for name in raw}
+
+
+def _is_test_env(section: str) -> bool:
+    if section == "testenv":
+        return True
+    if not section.startswith("testenv:"):
+        return False
+    factors = re.split(r"[-_,{}]", section.split(":", 1)[1])
+    return not any(f.lower() in NOT_TEST_ENVS for f in factors if f)
+
+
+def _tox_entry(line: str) -> tuple[str | None, str]:
+    """``crypto: cryptography`` -> ("crypto", "cryptography"); a plain line -> (None, line)."""
+    m = _FACTOR.match(line)
+    if m and "//" not in m.group(1):
+        return m.group(1), m.group(2).strip()
+    return None, line.strip()
+
+
+def _add_install_args(args: list[str], needs: TestNeeds, why: str, *, packages: bool) -> None:
+    """Arguments of one install (tox deps, nox ``session.install``): ``-r file``, ``.[x]``, requirements."""
+    i = 0
+    while i < len(args):
+        arg = args[i].strip().strip("'\"")
+        if arg in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(args):
+            if arg in ("-r", "--requirement"):
+                needs.requirement_files.setdefault(_path(args[i + 1]), why)
+            i += 2
+            continue
+        if arg.startswith("-r") and len(arg) > 2:
+            needs.requirement_files.setdefault(_path(arg[2:]), why)
+        elif m := _EXTRAS_IN.search(" " + arg):
+            for extra in m.group(1).split(","):
+                if extra.strip():
+                    needs.extras.setdefault(extra.strip(), why)
+        elif packages and (req := _valid_requirement(arg)):
+            needs.packages.setdefault(req, why)
+        i += 1
+
+
+def _path(text: str) -> str:
+    text = text.strip().strip("'\"")
+    for prefix in ("{toxinidir}/", "./"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
+    tox = pf.tox
+    for section in tox.sections():
+        if not _is_test_env(section):
+            continue
+        where = f"tox.ini [{section}]"
+        if tox.has_option(section, "extras"):
+            for line in tox.get(section, "extras").splitlines():
+                factor, value = _tox_entry(line)
+                for extra in value.replace(",", " ").split():
+                    if not extra.startswith("{"):
+                        needs.extras.setdefault(extra, f"{where} extras" + (f" (factor {factor})" if factor else ""))
+        if tox.has_option(section, "deps"):
+            for line in tox.get(section, "deps").splitlines():
+                factor, value = _tox_entry(line.split("#", 1)[0])
+                if value:
+                    _add_install_args(value.split(), needs, f"{where} deps" + (f" (factor {factor})" if factor else ""),
+                                      packages=True)
+        if tox.has_option(section, "dependency_groups"):
+            for line in tox.get(section, "dependency_groups").splitlines():
+                _, value = _tox_entry(line)
+                for group in value.replace(",", " ").split():
+                    needs.groups.setdefault(group, f"{where} dependency_groups")
+    toml = pf.tox_toml
+    envs = [("env_run_base", toml.get("env_run_base") or {})]
+    envs += [(f"env.{name}", table) for name, table in (toml.get("env") or {}).items()
+             if isinstance(table, dict) and name.lower() not in NOT_TEST_ENVS]
+    for name, table in envs:
+        where = f"tox.toml [{name}]"
+        for extra in table.get("extras") or []:
+            if isinstance(extra, str):
+                needs.extras.setdefault(extra, f"{where} extras")
+        for group in table.get("dependency_groups") or []:
+            if isinstance(group, str):
+                needs.groups.setdefault(group, f"{where} dependency_groups")
+        deps = [d for d in table.get("deps") or [] if isinstance(d, str)]
+        _add_install_args([a for d in deps for a in d.split()], needs, f"{where} deps", packages=True)
+
+
+def _from_nox(pf: ProjectFiles, needs: TestNeeds) -> None:
+    text = pf.text("noxfile.py")
+    if not text:
+        return
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+        names = [fn.name] + [kw.value.value for d in fn.decorator_list if isinstance(d, ast.Call)
+                             for kw in d.keywords if kw.arg == "name" and isinstance(kw.value, ast.Constant)]
+        if not any("test" in str(n).lower() for n in names):
+            continue
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "install":
+                args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                _add_install_args(args, needs, f"noxfile.py session {fn.name}", packages=True)
+
+
+def _strings(node) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
+def _from_ci(pf: ProjectFiles, needs: TestNeeds) -> None:
+    for path, text in sorted(pf.ci_texts().items()):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            data = text
+        for chunk in _strings(data):
+            for line in chunk.splitlines():
+                if not _PIP_LINE.search(line):
+                    continue
+                why = f"CI {path}"
+                for m in _EXTRAS_IN.finditer(" " + line):
+                    for extra in m.group(1).split(","):
+                        if extra.strip():
+                            needs.extras.setdefault(extra.strip(), why)
+                for flag, out in (("--extra", needs.extras), ("--group", needs.groups)):
+                    for m in re.finditer(rf"{flag}[=\s]+['\"]?([\w.-]+)", line):
+                        out.setdefault(m.group(1), why)
+                for m in re.finditer(r"(?:-r|--requirement)[=\s]*['\"]?([\w./-]+\.(?:txt|in))", line):
+                    needs.requirement_files.setdefault(_path(m.group(1)), why)
+
+
+def _poetry_requirement(name: str, spec) -> str | None:
+    """A Poetry dependency as a PEP 508 requirement (``^1.2``/``~1.2`` -> ``>=1.2``: the commit date bounds it)."""
+    if canonicalize_name(name) == "python":
+        return None
+    version = spec.get("version") if isinstance(spec, dict) else spec
+    if isinstance(spec, dict) and ("path" in spec or "git" in spec or "url" in spec):
+        return None
+    extras = f"[{','.join(spec['extras'])}]" if isinstance(spec, dict) and spec.get("extras") else ""
+    if not isinstance(version, str) or version.strip() in ("", "*"):
+        return _valid_requirement(name + extras)
+    version = version.strip()
+    if version[0] in "^~":
+        version = ">=" + version.lstrip("^~=")
+    elif version[0].isdigit():
+        version = "==" + version
+    return _valid_requirement(f"{name}{extras}{version}")
+
+
+def _from_tool_groups(pf: ProjectFiles, needs: TestNeeds) -> None:
+    tool = pf.pyproject.get("tool") or {}
+    poetry = tool.get("poetry") or {}
+    tables = []
+    for name, group in (poetry.get("group") or {}).items():
+        if name in TEST_NAMES + FALLBACK_NAMES and isinstance(group, dict):
+            tables.append((f"pyproject.toml [tool.poetry.group.{name}.dependencies]", group.get("dependencies") or {}))
+    if isinstance(poetry.get("dev-dependencies"), dict):
+        tables.append(("pyproject.toml [tool.poetry.dev-dependencies]", poetry["dev-dependencies"]))
+    for why, table in tables:
+        for name, spec in table.items():
+            if req := _poetry_requirement(str(name), spec):
+                needs.packages.setdefault(req, why)
+    for name, reqs in ((tool.get("pdm") or {}).get("dev-dependencies") or {}).items():
+        if name in TEST_NAMES + FALLBACK_NAMES and isinstance(reqs, list):
+            for req in reqs:
+                if isinstance(req, str) and (valid := _valid_requirement(req)):
+                    needs.packages.setdefault(valid, f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
+    for name, env in ((tool.get("hatch") or {}).get("envs") or {}).items():
+        if name not in ("default", "hatch-test") + TEST_NAMES or not isinstance(env, dict):
+            continue
+        why = f"pyproject.toml [tool.hatch.envs.{name}]"
+        for key in ("dependencies", "extra-dependencies"):
+            for req in env.get(key) or []:
+                if isinstance(req, str) and (valid := _valid_requirement(req)):
+                    needs.packages.setdefault(valid, why)
+        for extra in env.get("features") or []:
+            if isinstance(extra, str):
+                needs.extras.setdefault(extra, f"{why} features")

@@ -1,0 +1,55 @@
+"""Why a build failed, in one line (repo2env/environment/images.py ``build_cause``), from the log shapes uv and
+Docker write; and the environment memory (repo2env/environment/memory.py) in a real SQLite file."""
+
+import pytest
+
+from repo2env.environment.images import build_cause
+from repo2env.environment.memory import EnvMemory
+
+UV_BACKEND = """Step 5/6 : RUN uv pip install --system -e .
+ ---> Running in 1f2e3d4c
+Using Python 3.12.1 environment at: /usr/local
+error: The build backend returned an error
+  cause: Call to `setuptools.build_meta:__legacy__.get_requires_for_build_editable` failed (exit status: 1)
+
+         [stderr]
+         Traceback (most recent call last):
+         ModuleNotFoundError: No module named 'numpy'
+
+         hint: This usually indicates a problem with the package or the build environment.
+\x1b[0mThe command '/bin/sh -c uv pip install --system -e .' returned a non-zero code: 1
+"""
+UV_RESOLVER = """  × No solution found when resolving dependencies:
+  ╰─▶ Because only numpy<=1.21.0 is available and you require numpy>=1.26, we can conclude that your
+      requirements are unsatisfiable.
+The command '/bin/sh -c uv pip install' returned a non-zero code: 1
+"""
+
+
+@pytest.mark.parametrize("log, cause", [
+    (UV_BACKEND, "error: The build backend returned an error; ModuleNotFoundError: No module named 'numpy' (exit 1)"),
+    (UV_RESOLVER, "No solution found when resolving dependencies:; Because only numpy<=1.21.0 is available and you "
+                  "require numpy>=1.26, we can conclude that your requirements are unsatisfiable. (exit 1)"),
+    ("make: *** [all] Error 2\nbroken install\nRemoving intermediate container 9f\n"
+     "The command '/bin/sh -c make' returned a non-zero code: 3\n", "broken install (exit 3)"),
+])
+def test_the_cause_of_a_failed_build_in_one_line(log, cause):
+    assert build_cause(log) == cause
+
+
+def test_memory_recalls_the_same_files_first_then_the_nearest_earlier_commit(tmp_path):
+    memory = EnvMemory(tmp_path / "state.sqlite")
+    assert memory.recall("o/r", "python", "k1", "2024-01-01T00:00:00Z") is None
+    memory.remember("o/r", "python", "k1", "a" * 40, "2020-01-01T00:00:00Z", {"python": "3.8"})
+    memory.remember("o/r", "python", "k2", "b" * 40, "2022-01-01T00:00:00Z", {"python": "3.10"})
+    memory.remember("o/other", "python", "k3", "c" * 40, "2023-01-01T00:00:00Z", {"python": "3.11"})
+    assert memory.recall("o/r", "python", "k1", "2024-01-01T00:00:00Z") == ({"python": "3.8"},
+                                                                             "same recipe files as aaaaaaaaaaaa")
+    assert memory.recall("o/r", "python", "new", "2021-06-01T00:00:00Z") == (
+        {"python": "3.8"}, "nearest earlier base commit aaaaaaaaaaaa")
+    assert memory.recall("o/r", "python", "new", "2024-06-01T00:00:00Z")[0] == {"python": "3.10"}
+    assert memory.recall("o/r", "python", "new", "2019-06-01T00:00:00Z") is None  # nothing earlier: no guess
+    memory.remember("o/r", "python", "k1", "d" * 40, "2020-02-01T00:00:00Z", {"python": "3.9"})  # replaced
+    assert [e["plan"] for e in memory.entries("o/r")] == [{"python": "3.9"}, {"python": "3.10"}]
+    (tmp_path / "broken.sqlite").write_text("not a database")
+    assert EnvMemory(tmp_path / "broken.sqlite").recall("o/r", "python", "k1", "2024-01-01T00:00:00Z") is None
