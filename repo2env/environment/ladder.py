@@ -51,6 +51,7 @@ class EnvironmentSearch:
         self.last_error = ""
         self.recalled: str | None = None
         self._tried: list[dict] = []
+        self._identities: set = set()
         if hasattr(language, "recipe_rungs"):
             plans, self.why, self.key = language.recipe_rungs(repo.path, commit, self.override)
         else:
@@ -62,6 +63,7 @@ class EnvironmentSearch:
             recalled = memory.recall(repo.slug, language.name, self.key, self.date)
             if recalled:
                 plan, self.recalled = recalled
+                plan = {k: v for k, v in plan.items() if k != "if"}  # tried first, whatever came before
                 if plan.get("python") not in self.allowed:  # a nearer commit's Python this one does not allow
                     plan = {**plans[0], "add": plan.get("add") or {}}
                 plans = [plan] + plans
@@ -86,15 +88,23 @@ class EnvironmentSearch:
                 return
 
     def _worth_trying(self, plan) -> bool:
-        """A plan marked ``"if": <outcome>`` runs only when the last rung of the same Python ended so; one whose
-        Python has been seen without a base image is passed over."""
+        """A plan marked ``"if": [outcomes]`` runs only when the first rung of the same Python ended in one of
+        them; one whose Python has been seen without a base image is passed over, and so is a plan whose recipe
+        is one already tried (a floor that changes nothing for this commit)."""
         if not isinstance(plan, dict):
             return True
         same = [a for a in self.attempts if a.python == plan.get("python")]
-        if same and same[-1].outcome == "python_unavailable":
+        if same and same[0].outcome == "python_unavailable":
             return False
         wanted = plan.get("if")
-        return wanted is None or (bool(same) and same[-1].outcome == wanted)
+        if wanted is not None and not (same and same[0].outcome in wanted):
+            return False
+        recipe = self._recipe(plan)
+        identity = (recipe.python, recipe.commands, recipe.apt_packages, tuple(sorted(recipe.env.items())))
+        if identity in self._identities:
+            return False
+        self._identities.add(identity)
+        return True
 
     def _propose(self) -> bool:
         """Ask the setup agent for the next plan (queued); False when there is none to ask or it had nothing."""

@@ -18,7 +18,7 @@ from repo2env.build.runner import STATE_FILE, Shard
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.cli import main
 from repo2env.sources.demo_repo import build_demo_repo
-from tests.helpers.repos import commit_files, git
+from tests.helpers.repos import commit_files, git, merged_pr_repo
 
 pytestmark = pytest.mark.docker
 
@@ -39,17 +39,11 @@ packages = ["brk"]
 
 def _broken_repo(path: Path) -> Path:
     """A repository with one merged PR whose dependencies cannot be installed (its environment build fails)."""
-    path.mkdir()
-    git(path, "init", "-q", "--initial-branch=main")
-    commit_files(path, "init", {"pyproject.toml": BROKEN_PYPROJECT, "brk/__init__.py": "def f():\n    return 1\n",
-                                "tests/test_f.py": "from brk import f\n\n\ndef test_f():\n    assert f() == 1\n"})
-    git(path, "checkout", "-q", "-b", "fix")
-    commit_files(path, "Make f return two", {"brk/__init__.py": "def f():\n    return 2\n",
-                                             "tests/test_f.py": "from brk import f\n\n\ndef test_f():\n    assert f() == 2\n"})
-    git(path, "checkout", "-q", "main")
-    git(path, "merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #1 from a/fix\n\nf must return two: the "
-        "totals computed downstream by every caller depend on that value.")
-    return path
+    return merged_pr_repo(path, {"pyproject.toml": BROKEN_PYPROJECT, "brk/__init__.py": "def f():\n    return 1\n",
+                                 "tests/test_f.py": "from brk import f\n\n\ndef test_f():\n    assert f() == 1\n"},
+                          {"brk/__init__.py": "def f():\n    return 2\n",
+                           "tests/test_f.py": "from brk import f\n\n\ndef test_f():\n    assert f() == 2\n"},
+                          "f must return two: the totals computed downstream by every caller depend on that value.")
 
 
 def _config(root: Path, out: str, sources=("alpha", "beta", "broken")) -> Path:

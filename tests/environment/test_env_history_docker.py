@@ -117,21 +117,14 @@ setup(name="gated", version="0.1", packages=["gated"])
 
 def test_the_setup_agent_proposes_the_next_recipe_when_the_ladder_fails(docker_client, tmp_path, monkeypatch):
     from tests.helpers.anthropic_server import API_KEY, FakeAnthropic
-    from tests.helpers.repos import commit_files, git
+    from tests.helpers.repos import merged_pr_repo
 
-    repo = tmp_path / "gated"
-    repo.mkdir()
-    git(repo, "init", "-q", "--initial-branch=main")
     tests = "from gated import one\n\n\ndef test_one():\n    assert one() == 1\n"
-    date = "2025-07-01T00:00:00Z"
-    commit_files(repo, "init", {"setup.py": _GATED_SETUP, "gated/__init__.py": "def one():\n    return 0\n",
-                                "tests/test_gated.py": "from gated import one\n"}, date=date)
-    git(repo, "checkout", "-q", "-b", "fix")
-    commit_files(repo, "fix", {"gated/__init__.py": "def one():\n    return 1\n", "tests/test_gated.py": tests},
-                 date=date)
-    git(repo, "checkout", "-q", "main")
-    git(repo, "merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #1 from a/fix\n\none() returns 0 where "
-        "the documentation promises 1; callers that count on it get the wrong total.")
+    repo = merged_pr_repo(tmp_path / "gated", {"setup.py": _GATED_SETUP, "gated/__init__.py": "def one():\n    return 0\n",
+                                               "tests/test_gated.py": "from gated import one\n"},
+                          {"gated/__init__.py": "def one():\n    return 1\n", "tests/test_gated.py": tests},
+                          "one() returns 0\n\none() returns 0 where the documentation promises 1; callers that "
+                          "count on it get the wrong total.", date="2025-07-01T00:00:00Z")
     server = FakeAnthropic().start()
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)

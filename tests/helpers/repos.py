@@ -33,11 +33,28 @@ def commit_files(repo: Path, message: str, files: dict[str, str | bytes], date: 
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-def setuptools_pyproject(package: str) -> str:
-    """A ``pyproject.toml`` for a setuptools package ``package`` (version 0.1.0) with a ``test`` extra."""
+def setuptools_pyproject(package: str, project: str = "", extras: str = 'test = ["pytest"]\n',
+                         tables: str = "") -> str:
+    """A ``pyproject.toml`` for a setuptools package ``package`` (version 0.1.0): ``project`` adds lines to
+    ``[project]``, ``extras`` is the body of ``[project.optional-dependencies]`` (default a ``test`` extra),
+    ``tables`` adds whole tables."""
     return (f'[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
-            f'[project]\nname = "{package}"\nversion = "0.1.0"\n\n[project.optional-dependencies]\n'
-            f'test = ["pytest"]\n\n[tool.setuptools]\npackages = ["{package}"]\n')
+            f'[project]\nname = "{package}"\nversion = "0.1.0"\n{project}\n[project.optional-dependencies]\n'
+            f'{extras}\n{tables}[tool.setuptools]\npackages = ["{package}"]\n')
+
+
+def merged_pr_repo(path: Path, base: dict, fix: dict, message: str, date: str = "2025-01-01T00:00:00Z") -> Path:
+    """A repository at ``path``: ``base`` committed on main, ``fix`` on a branch merged as pull request #1
+    with ``message`` (title, blank line, body), all dated ``date``."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    commit_files(path, "init", base, date=date)
+    git(path, "checkout", "-q", "-b", "fix")
+    commit_files(path, "fix", fix, date=date)
+    git(path, "checkout", "-q", "main")
+    git(path, "merge", "-q", "--no-ff", "fix", "-m", f"Merge pull request #1 from a/fix\n\n{message}",
+        env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return path
 
 
 # --- commit_runtime's repository --------------------------------------------------------------------------------
@@ -344,25 +361,9 @@ def build_iter_repo(path: Path) -> Path:
 # --- environments across history -------------------------------------------------------------------------------
 # Repositories with one merged PR each whose F2P appears only in the right environment (pr_runtime on a local
 # clone). ``ENV_REPOS[kind]`` gives (files at the base, files of the fix, date); ``build_env_repo`` commits them.
-_SHAPES_PYPROJECT = '''\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "shapes"
-version = "0.1.0"
-requires-python = ">=3.9,<3.12"
-
-[project.optional-dependencies]
-crypto = ["pretend"]
-
-[dependency-groups]
-test = ["pytest", "six"]
-
-[tool.setuptools]
-packages = ["shapes"]
-'''
+_SHAPES_PYPROJECT = setuptools_pyproject("shapes", project='requires-python = ">=3.9,<3.12"\n',
+                                         extras='crypto = ["pretend"]\n',
+                                         tables='[dependency-groups]\ntest = ["pytest", "six"]\n\n')
 # The backend extra is named only by a tox factor; the test-only dependency only by a PEP 735 group.
 _SHAPES_TOX = "[tox]\nenvlist = py{39,310,311}-{crypto,nocrypto}\n\n[testenv]\nextras =\n    crypto: crypto\n" \
               "dependency_groups = test\ncommands = pytest\n"
@@ -390,22 +391,7 @@ def test_area():
     box = pretend.stub(width=2, height=3)
     assert area(box.width, box.height) == 6
 '''
-_TALLY_PYPROJECT = '''\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "tally"
-version = "0.1.0"
-
-[project.optional-dependencies]
-test = ["pytest"]
-fancy = ["pretend"]
-
-[tool.setuptools]
-packages = ["tally"]
-'''
+_TALLY_PYPROJECT = setuptools_pyproject("tally", extras='test = ["pytest"]\nfancy = ["pretend"]\n')
 # A test module that skips itself without an extra nothing names: only the feedback loop finds it.
 _TALLY_TESTS = '''\
 import pytest
@@ -457,12 +443,4 @@ ENV_REPOS = {
 def build_env_repo(path: Path, kind: str) -> Path:
     """The ``ENV_REPOS[kind]`` repository at ``path``: a base commit and one merged PR (#1) with the fix."""
     base, fix, date, message = ENV_REPOS[kind]
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "--initial-branch=main")
-    commit_files(path, "init", base, date=date)
-    git(path, "checkout", "-q", "-b", "fix")
-    commit_files(path, "fix", fix, date=date)
-    git(path, "checkout", "-q", "main")
-    git(path, "merge", "-q", "--no-ff", "fix", "-m", f"Merge pull request #1 from a/fix\n\n{message}",
-        env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
-    return path
+    return merged_pr_repo(path, base, fix, message, date)

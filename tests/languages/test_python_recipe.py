@@ -160,17 +160,21 @@ def test_old_commits_floor_pytest_for_the_chosen_python(new_repo):
     repo, sha, _ = _pf(new_repo, {"setup.py": "from setuptools import setup\nsetup(name='old')\n",
                                   "requirements-test.txt": "pytest-cov\npytest_mock==1.0\n"}, date="2016-03-01T00:00:00Z")
     plans, _ = recipe.rungs(repo, sha)
-    assert [p["python"] for p in plans] == ["3.8", "3.8", "3.8"] and plans[1]["floor_build_tools"]
-    dated = recipe.detect_recipe(repo, sha, None, plans[2]).commands[0]  # an old setup.py's own setuptools
-    assert "setuptools=" not in dated and "pytest=2020-02-12T00:00:00Z" in dated
+    assert [recipe.rung_label(p) for p in plans] == ["3.8", "3.8, newer test tooling", "3.8, build tools floored",
+                                                     "3.8, build tools of the commit's era"]
+    newer = recipe.detect_recipe(repo, sha, None, plans[1]).commands[0]
+    assert newer.endswith("'pytest>=7.0.1'") and "pytest=2022-02-25T00:00:00Z" in newer
+    dated = recipe.detect_recipe(repo, sha, None, plans[3]).commands[0]  # an old setup.py's own setuptools
+    assert "setuptools=2020-02-12T00:00:00Z" in dated and "pytest=2020-02-12T00:00:00Z" in dated
     made = recipe.detect_recipe(repo, sha)
     (cmd,) = made.commands
     # pytest 5.3.5 is the oldest that runs on 3.8: pytest, its dependencies and the plugins named resolve as of then
     for name in ("pytest", "pluggy", "py", "pytest-cov", "pytest-mock"):
         assert f"--exclude-newer-package {name}=2020-02-12T00:00:00Z" in cmd
     assert "cython=" not in cmd  # the wider build-tool floor is the next rung's
+    assert cmd.endswith("'pytest>=5.3.5'")  # an ancient pytest is refused, not installed
     assert "--exclude-newer-package cython=2025-06-01T00:00:00Z" in recipe.detect_recipe(repo, sha, None,
-                                                                                       plans[1]).commands[0]
+                                                                                       plans[2]).commands[0]
     assert {p.kind for p in made.parts} == {"python", "tooling", "build_tools", "requirements"}
 
 

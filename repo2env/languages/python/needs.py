@@ -32,7 +32,8 @@ FALLBACK_NAMES = ("dev",)
 # tox/nox environments that are not test runs: their extras and deps are not the tests' needs.
 NOT_TEST_ENVS = frozenset("""docs doc lint linters linting flake8 pep8 mypy typing types type style format fmt black
 isort pre-commit precommit build release publish packaging check checkqa qa coverage-report clean report bench
-benchmark benchmarks spell spelling readme manifest pylint ruff changelog upload pyright docstyle safety""".split())
+benchmark benchmarks spell spelling readme manifest pylint ruff changelog upload pyright docstyle safety pypi
+description dist sdist wheel""".split())
 _FACTOR = re.compile(r"^\s*(!?[\w{},.!-]+)\s*:\s+(.*)$")
 _EXTRAS_IN = re.compile(r"(?:^|[\s'\"=])(?:-e\s*)?\.(?:/)?\[([\w,\s.-]+)\]")
 _PIP_LINE = re.compile(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b|\buv\s+sync\b")
@@ -270,8 +271,9 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
         if tox.has_option(section, "deps"):
             for line in tox.get(section, "deps").splitlines():
                 factor, value = _tox_entry(line.split("#", 1)[0])
-                if value:
-                    _add_install_args(value.split(), needs, f"{where} deps" + (f" (factor {factor})" if factor else ""),
+                if value:  # one requirement per line (``pip >= 18``); a flag line is ``-r file``
+                    args = value.split(None, 1) if value.startswith("-") else [value]
+                    _add_install_args(args, needs, f"{where} deps" + (f" (factor {factor})" if factor else ""),
                                       packages=True)
         if tox.has_option(section, "dependency_groups"):
             for line in tox.get(section, "dependency_groups").splitlines():
@@ -291,7 +293,8 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
             if isinstance(group, str):
                 needs.groups.setdefault(group, f"{where} dependency_groups")
         deps = [d for d in table.get("deps") or [] if isinstance(d, str)]
-        _add_install_args([a for d in deps for a in d.split()], needs, f"{where} deps", packages=True)
+        _add_install_args([a for d in deps for a in (d.split(None, 1) if d.startswith("-") else [d])], needs,
+                          f"{where} deps", packages=True)
 
 
 def _from_nox(pf: ProjectFiles, needs: TestNeeds) -> None:

@@ -82,9 +82,10 @@ def test_needs(repo_path: str, commit: str) -> needs_mod.TestNeeds:
 def rungs(repo_path, commit: str, override: RepoEnvConfig | None = None) -> tuple[list[dict], str]:
     """The plans to try for ``commit``, in order (``MAX_PYTHONS`` Pythons); and why the first Python was chosen
     (the reason there is none when the list is empty: no Python 3.8-3.13 is allowed). Per Python: the plain
-    plan, then (for a commit older than the build-tool floor) the wider build-tool floor, then the build tools
-    as of the commit date (an old ``setup.py`` may use what newer setuptools removed, ``setuptools.Feature``);
-    those two carry ``"if": "install_failed"``: they can only help an install that failed."""
+    plan; newer test tooling (``tooling.NEWER_TOOLING``) when the plain one failed either way; and, for a commit
+    older than the build-tool floor, the wider build-tool floor, then the build tools of the commit's era
+    (``tooling.era_build_tools``: an old ``setup.py`` may use what newer setuptools removed, ``use_2to3``,
+    ``setuptools.Feature``), both only when the plain one's install failed. ``"if"`` names the outcomes of the plain rung a plan is for."""
     pf = project_files(str(repo_path), commit)
     if override and override.install:
         return [{"python": override.python or versions.DEFAULT_PYTHON}], "the environment config file"
@@ -96,9 +97,10 @@ def rungs(repo_path, commit: str, override: RepoEnvConfig | None = None) -> tupl
     plans = []
     for python in order[:MAX_PYTHONS]:
         plans.append({"python": python})
+        plans.append({"python": python, "tooling": "newer", "if": ["tests_broken", "install_failed"]})
         if pf.date < tooling.BUILD_TOOL_FLOOR:
-            plans.append({"python": python, "floor_build_tools": True, "if": "install_failed"})
-            plans.append({"python": python, "dated_build_tools": True, "if": "install_failed"})
+            plans.append({"python": python, "floor_build_tools": True, "if": ["install_failed"]})
+            plans.append({"python": python, "dated_build_tools": True, "if": ["install_failed"]})
     return plans, why
 
 
@@ -108,7 +110,9 @@ def rung_label(plan: dict) -> str:
     if plan.get("floor_build_tools"):
         label.append("build tools floored")
     if plan.get("dated_build_tools"):
-        label.append("build tools as of the commit date")
+        label.append("build tools of the commit's era")
+    if plan.get("tooling") == "newer":
+        label.append("newer test tooling")
     for kind, names in sorted((plan.get("add") or {}).items()):
         label += [f"+{kind} {name}" for name in sorted(names)]
     return ", ".join(label)
@@ -155,14 +159,14 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     parts = [RecipePart(kind="python", name=python, why=python_why if python == _first_python(
         repo_path, base_commit, override) else f"{python}: the fallback ladder (a newer Python failed)")]
     args = ["uv", "pip", "install", "--system", "--exclude-newer", date]
-    floor, why = (([], None) if plan.get("dated_build_tools") else
+    floor, why = (tooling.era_build_tools(python, date) if plan.get("dated_build_tools") else
                   tooling.build_tool_floor(date, bool(plan.get("floor_build_tools"))))
     args += floor
     chosen_reqs = list(packages) + [r for e in extras for r in needs.declared_extras.get(e, [])] + [
         r for g in groups for r in needs.declared_groups.get(g, [])] + [
         ln for path in requirements for ln in (pf.text(path) or "").splitlines()]
-    tests_floor, tests_why = tooling.test_tool_floor(python, date, _plugins(chosen_reqs))
-    args += tests_floor
+    tests_floor, tests_why = tooling.test_tool_floor(python, date, _plugins(chosen_reqs),
+                                                     newer=plan.get("tooling") == "newer")
     parts += [p for p in (tests_why, why) if p is not None]
     if installable:
         args += ["-e", "." + (f"[{','.join(extras)}]" if extras else "")]
@@ -178,7 +182,7 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     for req, why_pkg in packages.items():
         args.append(req)
         parts.append(RecipePart(kind="package", name=req, why=why_pkg))
-    args.append("pytest")
+    args += tests_floor  # the floor's flags and pytest itself
     apt = tuple(override.apt_packages) if override else ()
     apt += tuple(a for a in (add.get("apt") or {}) if a not in apt)
     if override:
@@ -234,8 +238,9 @@ def plan_from_proposal(plan: dict, proposal: dict) -> dict | None:
 
 
 def merge_plan(plan: dict, found: dict[str, dict[str, str]]) -> dict:
-    """``plan`` with the parts of ``found`` (kind -> {name: why}) added to its ``add``."""
+    """``plan`` with the parts of ``found`` (kind -> {name: why}) added to its ``add`` (and without its ``"if"``:
+    the new plan is tried for what it adds, whatever the rung before it did)."""
     add = {kind: dict(names) for kind, names in (plan.get("add") or {}).items()}
     for kind, names in found.items():
         add.setdefault(kind, {}).update(names)
-    return {**plan, "add": add}
+    return {**{k: v for k, v in plan.items() if k != "if"}, "add": add}

@@ -23,6 +23,9 @@ TEST_TOOLING = {
     "3.12": ("7.0.1", "2022-02-25T00:00:00Z"),
     "3.13": ("7.0.1", "2022-02-25T00:00:00Z"),
 }
+# The ladder's "newer test tooling" rung, for any Python: pytest 7 no longer depends on more-itertools or py, so
+# it installs beside old pins of those (and beside an old more-itertools that is the project itself).
+NEWER_TOOLING = ("7.0.1", "2022-02-25T00:00:00Z")
 # pytest and what it depends on across its versions: floored together, or the resolver finds no match.
 TEST_TOOLS = ("pytest", "pluggy", "py", "attrs", "iniconfig", "packaging", "tomli", "exceptiongroup", "colorama",
               "atomicwrites", "more-itertools", "wcwidth", "importlib-metadata", "zipp", "six", "pyparsing",
@@ -42,17 +45,23 @@ def _floor_args(names, date: str) -> list[str]:
     return [a for name in names for a in ("--exclude-newer-package", f"{name}={date}")]
 
 
-def test_tool_floor(python: str, commit_date: str, plugins: list[str]) -> tuple[list[str], RecipePart | None]:
+def test_tool_floor(python: str, commit_date: str, plugins: list[str],
+                    newer: bool = False) -> tuple[list[str], RecipePart | None]:
     """uv arguments flooring pytest, its dependencies and the pytest plugins named (``plugins``: distribution
-    names) when the commit predates the oldest pytest that works on ``python``; with the part saying why."""
+    names) when the commit predates the oldest pytest that works on ``python`` (``newer``: ``NEWER_TOOLING``'s,
+    the ladder's rung), ending with the requirement ``pytest>=<that version>``; with the part saying why. Without
+    a floor: ``["pytest"]`` and None."""
     version, date = TEST_TOOLING.get(python, (None, None))
+    if newer and (date is None or date < NEWER_TOOLING[1]):
+        version, date = NEWER_TOOLING
     if date is None or commit_date >= date:
-        return [], None
+        return ["pytest"], None
     names = list(dict.fromkeys(list(TEST_TOOLS) + sorted(plugins)))
-    return _floor_args(names, date), RecipePart(
+    why = (f"the ladder's newer test tooling: pytest {version} and later, its dependencies and plugins" if newer else
+           f"pytest older than {version} fails on Python {python}: pytest, its dependencies and plugins")
+    return _floor_args(names, date) + [f"pytest>={version}"], RecipePart(
         kind="tooling", name=f"pytest>={version}",
-        why=f"pytest older than {version} fails on Python {python}: pytest, its dependencies and plugins "
-            f"({', '.join(sorted(plugins)) or 'none named'}) resolve as of {date[:10]}")
+        why=f"{why} ({', '.join(sorted(plugins)) or 'none named'}) resolve as of {date[:10]}")
 
 
 def build_tool_floor(commit_date: str, more: bool) -> tuple[list[str], RecipePart | None]:
@@ -64,3 +73,17 @@ def build_tool_floor(commit_date: str, more: bool) -> tuple[list[str], RecipePar
     return _floor_args(names, BUILD_TOOL_FLOOR), RecipePart(
         kind="build_tools", name=",".join(names),
         why=f"build back ends as of the commit date break on current Pythons: resolved as of {BUILD_TOOL_FLOOR[:10]}")
+
+
+def era_build_tools(python: str, commit_date: str) -> tuple[list[str], RecipePart | None]:
+    """uv arguments resolving setuptools and wheel as of the commit's date, or, for a commit older than
+    ``python``, as of the first months of ``python`` (``TEST_TOOLING``'s date: setuptools of that time still
+    had ``use_2to3`` and ``Feature`` and already ran on it); with the part saying why."""
+    date = max(commit_date, TEST_TOOLING.get(python, (None, commit_date))[1])
+    if date == commit_date:
+        return [], RecipePart(kind="build_tools", name="setuptools,wheel",
+                              why="the ladder's rung: build tools as of the commit date (an old setup.py needs them)")
+    return _floor_args(BUILD_TOOLS, date), RecipePart(
+        kind="build_tools", name="setuptools,wheel",
+        why=f"the ladder's rung: build tools as of {date[:10]}, the oldest that run on Python {python} (an old "
+            "setup.py uses what later setuptools removed)")

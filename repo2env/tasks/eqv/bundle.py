@@ -40,7 +40,7 @@ def build_eqv_task(ctx: BuildContext, repo: RepoRef, commit: str, fn: FunctionCa
     stage = BundleStage(ctx.options.out, task_id)
     try:
         return _stage(stage, repo, commit, fn, image, gate, ctx, task_id=task_id, pipeline=pipeline,
-                      version=version, opts=opts)
+                      version=version, opts=opts, attempts=search.records())
     except BaseException:
         stage.discard()
         raise
@@ -65,7 +65,8 @@ def gate_reason(gate: GateResult, opts: dict) -> tuple[SkipReason, str | None] |
 
 
 def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate, image, gate: GateResult,
-           ctx: BuildContext, *, task_id: str, pipeline: str, version: str, opts: dict) -> Draft:
+           ctx: BuildContext, *, task_id: str, pipeline: str, version: str, opts: dict,
+           attempts: list[dict] | None = None) -> Draft:
     hidden = opts["reference"] == "hidden"
     start = {"task_module.py": task_module.stub(fn)}
     if hidden:
@@ -115,7 +116,7 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
         leak_audit=leak, reward_kinds=["test_execution"], description=f"Implement {fn.name} ({fn.module})",
         difficulty=difficulty, category="reimplementation", verifier_timeout_sec=VERIFIER_TIMEOUT_SEC,
         build_timeout_sec=600.0, reward_calibration=RewardCalibration(changed_lines=lines, difficulty=difficulty),
-        reproducibility=image.reproducibility(),
+        reproducibility=image.reproducibility(attempts),
         table=EquivalenceTable(
             function=fn.name, module=fn.module, source_path=fn.path, lines=[fn.lineno, fn.end_lineno],
             arg_names=list(fn.arg_names), test_file="tests/test_equivalence.py", input_strategy=gate.sources,
