@@ -92,7 +92,7 @@ def build_cause(log: str) -> str:
     for i, line in enumerate(lines):
         if line.startswith(("error:", "×", "ERROR:")):
             said = [ln for ln in lines[i + 1:] if not ln.startswith(("hint:", "[stderr]", "[stdout]", "help:"))]
-            errors = [ln for ln in said if re.search(r"\w(Error|Exception): ", ln)]
+            errors = [ln for ln in said if re.search(r"\w(Error|Exception): ", ln) or ln.lower().startswith("error:")]
             last = (errors or said or [""])[-1]
             why = next((j for j, ln in enumerate(said) if ln.startswith("╰─▶")), None)
             if not errors and why is not None:  # the resolver's reason, wrapped over several lines

@@ -21,7 +21,9 @@ from repo2env.core.records import InstallRecipe, RepoRef, Skip
 from repo2env.environment import images
 from repo2env.environment.task_image import TaskImage, build_task_image
 
-MAX_BUILDS = 4  # image builds per base commit (rungs whose Python has no base image are not builds)
+# Image builds per base commit from the ladder (rungs whose Python has no base image are not builds; the
+# feedback rung and the setup agent's proposals come on top). A failing install usually fails in seconds.
+MAX_BUILDS = 6
 
 @dataclass
 class Attempt:
@@ -32,8 +34,10 @@ class Attempt:
     python: str
     outcome: str
     detail: str = ""
+    plan: dict | None = None
 
     def record(self) -> dict:
+        """The ``[metadata.repo2env.reproducibility] attempts`` row (the plan stays out)."""
         return {"rung": self.rung, "python": self.python, "outcome": self.outcome, "detail": self.detail[:300]}
 
 
@@ -75,17 +79,18 @@ class EnvironmentSearch:
         return self.language.install_recipe(self.repo.path, self.commit, self.override, plan)
 
     def __iter__(self) -> Iterator[InstallRecipe]:
-        while True:
-            while self.queue:
-                plan = self.queue.popleft()
-                if plan in self._tried or not self._worth_trying(plan):
-                    continue
-                if sum(a.outcome != "python_unavailable" for a in self.attempts) >= MAX_BUILDS + self.fed_back:
-                    return
-                self._tried.append(plan)
-                yield self._recipe(plan)
-            if not self._propose():
-                return
+        while self.queue:
+            plan = self.queue.popleft()
+            if plan in self._tried or not self._worth_trying(plan):
+                continue
+            if sum(a.outcome != "python_unavailable" for a in self.attempts) >= MAX_BUILDS + self.fed_back:
+                break
+            self._tried.append(plan)
+            yield self._recipe(plan)
+        while self._propose():  # the setup agent's plans, within its own budget
+            plan = self.queue.popleft()
+            self._tried.append(plan)
+            yield self._recipe(plan)
 
     def _worth_trying(self, plan) -> bool:
         """A plan marked ``"if": [outcomes]`` runs only when the first rung of the same Python ended in one of
@@ -94,10 +99,11 @@ class EnvironmentSearch:
         if not isinstance(plan, dict):
             return True
         same = [a for a in self.attempts if a.python == plan.get("python")]
-        if same and same[0].outcome == "python_unavailable":
+        if any(a.outcome == "python_unavailable" for a in same):
             return False
         wanted = plan.get("if")
-        if wanted is not None and not (same and same[0].outcome in wanted):
+        plain = next((a for a in same if a.plan == {"python": plan.get("python")}), None)
+        if wanted is not None and not (plain is not None and plain.outcome in wanted):
             return False
         recipe = self._recipe(plan)
         identity = (recipe.python, recipe.commands, recipe.apt_packages, tuple(sorted(recipe.env.items())))
@@ -121,7 +127,7 @@ class EnvironmentSearch:
         plan = self.language.plan_from_proposal(base, proposal) if proposal else None
         if plan is None or plan in self._tried:
             return False
-        self.queue.append(plan)
+        self.queue.appendleft(plan)
         return True
 
     def build(self, recipe: InstallRecipe) -> TaskImage | None:
@@ -168,17 +174,20 @@ class EnvironmentSearch:
         return True
 
     def keep_previous(self, recipe: InstallRecipe) -> None:
-        """The feedback rung failed: the previous (superseded) rung's result stands."""
-        self.ctx.environment = "ok"
+        """The feedback rung failed: the previous (superseded) rung, ``recipe``, stands; it is remembered."""
         for attempt in reversed(self.attempts):
             if attempt.outcome == "superseded":
                 attempt.outcome = "ok"
                 break
+        self._remember(recipe)
 
     def accept(self, recipe: InstallRecipe) -> None:
         """``recipe`` built and ran the tests: record it and remember its plan for the repository."""
-        self.ctx.environment = "ok"
         self._record(recipe, "ok", self.recalled and f"first tried: {self.recalled}" or "")
+        self._remember(recipe)
+
+    def _remember(self, recipe: InstallRecipe) -> None:
+        self.ctx.environment = "ok"
         memory = getattr(self.ctx, "env_memory", None)
         if memory is not None and recipe.plan and self.key:
             memory.remember(self.repo.slug, self.language.name, self.key, self.commit,
@@ -186,7 +195,8 @@ class EnvironmentSearch:
 
     def _record(self, recipe: InstallRecipe, outcome: str, detail: str) -> None:
         self.attempts.append(Attempt(rung=recipe.rung or recipe.python, python=recipe.python, outcome=outcome,
-                                     detail=detail))
+                                     detail=detail, plan={k: v for k, v in recipe.plan.items() if k != "if"}
+                                     if recipe.plan else None))
 
     def records(self) -> list[dict]:
         """The attempts as ``[metadata.repo2env.reproducibility] attempts`` rows."""

@@ -248,7 +248,7 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
                     if search.feedback(recipe, ran.after, broken=ran.skip.detail):
                         continue
                     search.broken(recipe, ran.skip.detail or "")
-                last_skip = ran.skip
+                    last_skip = ran.skip  # the runtime's own reason, should no later rung run the tests
                 if kept is not None:
                     break
                 continue

@@ -162,19 +162,21 @@ def test_old_commits_floor_pytest_for_the_chosen_python(new_repo):
     plans, _ = recipe.rungs(repo, sha)
     assert [recipe.rung_label(p) for p in plans] == ["3.8", "3.8, newer test tooling", "3.8, build tools floored",
                                                      "3.8, build tools of the commit's era"]
-    newer = recipe.detect_recipe(repo, sha, None, plans[1]).commands[0]
-    assert newer.endswith("'pytest>=7.0.1'") and "pytest=2022-02-25T00:00:00Z" in newer
-    dated = recipe.detect_recipe(repo, sha, None, plans[3]).commands[0]  # an old setup.py's own setuptools
+    newer = recipe.detect_recipe(repo, sha, None, plans[1]).commands
+    assert "'pytest>=7.0.1'" in newer[0] and "pytest=2022-02-25T00:00:00Z" in newer[1]
+    dated = recipe.detect_recipe(repo, sha, None, plans[3]).commands[1]  # an old setup.py's own setuptools
     assert "setuptools=2020-02-12T00:00:00Z" in dated and "pytest=2020-02-12T00:00:00Z" in dated
     made = recipe.detect_recipe(repo, sha)
-    (cmd,) = made.commands
+    overrides, cmd = made.commands
+    # the project's own pin of a plugin (pytest_mock==1.0) gives way: uv's overrides replace it
+    assert overrides == "printf '%s\\n' 'pytest>=5.3.5' pytest-cov pytest-mock > /tmp/r2e-overrides.txt"
+    assert cmd.endswith(" pytest --overrides /tmp/r2e-overrides.txt")
     # pytest 5.3.5 is the oldest that runs on 3.8: pytest, its dependencies and the plugins named resolve as of then
     for name in ("pytest", "pluggy", "py", "pytest-cov", "pytest-mock"):
         assert f"--exclude-newer-package {name}=2020-02-12T00:00:00Z" in cmd
     assert "cython=" not in cmd  # the wider build-tool floor is the next rung's
-    assert cmd.endswith("'pytest>=5.3.5'")  # an ancient pytest is refused, not installed
     assert "--exclude-newer-package cython=2025-06-01T00:00:00Z" in recipe.detect_recipe(repo, sha, None,
-                                                                                       plans[2]).commands[0]
+                                                                                       plans[2]).commands[1]
     assert {p.kind for p in made.parts} == {"python", "tooling", "build_tools", "requirements"}
 
 
@@ -207,3 +209,60 @@ def test_a_setup_agent_proposal_is_checked_name_by_name():
         "apt": {"libxml2-dev": "numpy 1.24 removed np.int"}, "extra": {"crypto": "numpy 1.24 removed np.int"},
         "env": {"CFLAGS": "-O0"}}}
     assert recipe.plan_from_proposal(plan, {"python": "2.7", "packages": ["!!"]}) is None
+
+
+def test_tox_variants_markers_substitutions_and_non_test_envs(new_repo):
+    _, _, pf = _pf(new_repo, {
+        "setup.py": "from setuptools import setup\nsetup(name='w', extras_require=dict(test=['pytest'], "
+                    "crypto=CRYPTO))\nCRYPTO = ['cryptography']\n",
+        "tox.ini": "[base]\ndeps = requests\n[tox]\nenvlist = py{38,39}-django{22,32}\n[testenv]\nextras = test,crypto\n"
+                   "deps =\n    {[base]deps}\n    django22: Django>=2.2,<2.3\n    django32: Django>=3.2,<3.3\n"
+                   "    importlib-metadata; python_version < \"3.8\"\n[testenv:pre-commit]\ndeps = pre-commit\n",
+        ".github/workflows/docs.yml": "jobs:\n  d:\n    steps:\n      - run: pip install -e .[docs] -r docs/r.txt\n",
+        ".github/workflows/ci.yml": "jobs:\n  lint:\n    steps:\n      - run: pip install .[lint]\n"
+                                    "  tests:\n    strategy:\n      matrix:\n        python-version: [3.8, 3.9, 3.10]\n"
+                                    "    steps:\n      - run: pip install .[crypto]\n",
+        "CITATION.txt": "cite me\n", "test-requirements-py2.txt": "mock\n", "requirements_dev.txt": "tox\n"},
+        date="2022-06-01T00:00:00Z")
+    found = needs.find(pf)
+    # one variant per distribution (the newest listed), markers kept whole, [base] expanded, pre-commit not a test env
+    assert list(found.packages) == ["requests", "Django>=3.2,<3.3", 'importlib-metadata; python_version < "3.8"']
+    assert sorted(found.extras) == ["crypto", "test"]  # dict(...) extras read; docs and lint jobs are not tests
+    assert found.requirement_files == {"requirements_dev.txt": "test/dev requirements file"}
+    assert versions.choose(pf).order[0] == "3.10"  # YAML would have read 3.10 as 3.1
+
+
+@pytest.mark.parametrize("files", [
+    {"setup.py": "extras = {'test': ['x']}\nclass C:\n    def f(self):\n        extras = ['--inplace']\n"
+                 "setup(extras_require=extras, tests_require=('pytest',))\n", "setup.cfg": "[options]\ntests_require = mock\n"},
+    {"pyproject.toml": 'project = "x"\ntool = "y"\n'},
+    {"pyproject.toml": '[project]\noptional-dependencies = ["a"]\n[tool.poetry.group.test]\ndependencies = ["x"]\n'
+                       '[tool.pdm]\ndev-dependencies = ["x"]\n[tool.hatch.envs.default]\ndependencies = "pytest"\n'},
+    {"tox.toml": 'env_list = 3\nenv_run_base = ["x"]\nenv = ["y"]\n'},
+    {".github/workflows/t.yml": "a: &a [*a]\nb: 2020-13-45\n", "setup.py": "setup(tests_require='pytest')\n"},
+])
+def test_malformed_project_files_are_no_evidence_never_a_crash(new_repo, files):
+    repo, sha, pf = _pf(new_repo, files)
+    found = needs.find(pf)
+    assert all(len(p) > 1 for p in found.packages)  # never a string split into letters
+    recipe.detect_recipe(repo, sha)
+    versions.choose(pf)
+
+
+def test_python_evidence_from_poetry_and_tox4(new_repo):
+    _, _, pf = _pf(new_repo, {"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.8,<3.10"\n'})
+    assert versions.choose(pf).order[0] == "3.9"
+    _, _, pf = _pf(new_repo, {"tox.ini": "[tox]\nenv_list = py310, py311\n"}, date="2023-06-01T00:00:00Z")
+    assert versions.choose(pf).order[0] == "3.11" and "tox envlist" in versions.choose(pf).why
+
+
+def test_feedback_namespaces_removed_stdlib_and_punctuation(new_repo):
+    _, _, pf = _pf(new_repo, {"pyproject.toml": '[project]\nname="n"\n[project.optional-dependencies]\n'
+                                                'cache = ["redis>=4"]\nblob = ["azure-storage-blob"]\n'})
+    found = needs.find(pf)
+    errors = {"a": "No module named 'zope.interface'", "b": "No module named 'distutils'",
+              "c": "No module named 'imp'"}
+    skips = {"d": "Skipped: requires redis.", "e": "could not import 'azure.storage'"}
+    added = feedback.additions(pf, found, skips, errors, have={})
+    assert {k: sorted(v) for k, v in added.items()} == {"extra": ["cache"],
+                                                        "package": ["azure-storage", "setuptools", "zope-interface"]}

@@ -35,7 +35,18 @@ DISTRIBUTION_OF = {
     "Xlib": "python-xlib", "gi": "PyGObject", "wx": "wxPython", "hamcrest": "PyHamcrest", "jinja2": "Jinja2",
     "markdown": "Markdown", "pytest_asyncio": "pytest-asyncio", "pytest_mock": "pytest-mock",
 }
-NOT_INSTALLABLE = frozenset({"win32api", "win32con", "pythoncom", "winreg", "_winapi", "msvcrt", "gi", "wx"})
+NOT_INSTALLABLE = frozenset({"win32api", "win32con", "pythoncom", "winreg", "_winapi", "msvcrt", "gi", "wx", "imp"})
+# Standard-library modules later Pythons removed (PEP 594 and earlier): missing on the image's Python, they come
+# from PyPI where a backport exists (``distutils`` from setuptools), else they are not a package to install.
+REMOVED_STDLIB = {"distutils": "setuptools", "asynchat": "pyasynchat", "asyncore": "pyasyncore",
+                  "smtpd": "aiosmtpd", "imp": None, "cgi": "legacy-cgi", "cgitb": "legacy-cgi", "crypt": None,
+                  "imghdr": "standard-imghdr", "mailcap": None, "nntplib": None, "pipes": None, "sndhdr": None,
+                  "telnetlib": "telnetlib-313-and-up", "uu": None, "xdrlib": None, "audioop": "audioop-lts",
+                  "chunk": None, "aifc": None, "sunau": None, "nis": None, "ossaudiodev": None, "spwd": None,
+                  "msilib": None, "lib2to3": None}
+# Namespace packages: the distribution is named by the first two parts (azure.storage -> azure-storage).
+NAMESPACES = frozenset({"azure", "google", "zope", "backports", "jaraco", "sphinxcontrib", "flufl", "oslo", "plone",
+                        "z3c", "collective", "ruamel", "paste", "repoze", "opentelemetry", "keystoneauth1"})
 
 
 def missing_modules(messages: dict[str, str]) -> dict[str, str]:
@@ -50,24 +61,36 @@ def missing_modules(messages: dict[str, str]) -> dict[str, str]:
 
 
 def _own_modules(pf: ProjectFiles) -> set[str]:
-    """Top-level names the repository itself provides (``pkg/``, ``pkg.py``, ``src/pkg/``, test folders)."""
+    """Names the repository itself provides: top-level entries (also under ``src/`` and ``lib/``), every
+    package folder (one with ``__init__.py``) anywhere, and what sits directly in a test folder (``tests/
+    helpers.py``, ``tests/helpers/``: imported as ``helpers`` with the test folder on ``sys.path``; a test
+    folder named like a dependency shadows it there anyway)."""
     names = set()
     for path in pf.tree:
         parts = path.split("/")
-        if parts[0] == "src" and len(parts) > 1:
+        if parts[0] in ("src", "lib") and len(parts) > 2:
             parts = parts[1:]
         names.add(parts[0][:-3] if parts[0].endswith(".py") else parts[0])
-        if len(parts) > 2 and parts[0] in ("test", "tests", "testing"):
-            names.add(parts[1])  # tests/helpers/... imported as helpers with rootdir on sys.path
+        if parts[-1] == "__init__.py" and len(parts) > 1:
+            names.add(parts[-2])
+        if len(parts) >= 2 and parts[0] in ("test", "tests", "testing"):
+            names.add(parts[1][:-3] if parts[1].endswith(".py") else parts[1])
     return names
 
 
-def distribution_for(module: str) -> str:
-    """The distribution that provides ``module`` (``yaml`` -> PyYAML; ``google.protobuf`` -> protobuf)."""
-    for name in (module, module.split(".")[0]):
+def distribution_for(module: str) -> str | None:
+    """The distribution that provides ``module`` (``yaml`` -> PyYAML; ``google.protobuf`` -> protobuf;
+    ``azure.storage`` -> azure-storage; ``distutils`` -> setuptools); None for a removed standard module without
+    a backport."""
+    parts = module.split(".")
+    for name in (module, ".".join(parts[:2]), parts[0]):
         if name in DISTRIBUTION_OF:
             return DISTRIBUTION_OF[name]
-    return module.split(".")[0].replace("_", "-")
+    if parts[0] in REMOVED_STDLIB:
+        return REMOVED_STDLIB[parts[0]]
+    if parts[0] in NAMESPACES and len(parts) > 1:
+        return "-".join(parts[:2]).replace("_", "-")
+    return parts[0].replace("_", "-")
 
 
 def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors: dict[str, str],
@@ -76,7 +99,7 @@ def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors:
     collection and test error messages; node id or file -> message), leaving out what ``have`` (the plan's added
     parts, kind -> names) and the base recipe already hold. Empty when nothing can be added."""
     own = _own_modules(pf)
-    stdlib = set(sys.stdlib_module_names)
+    stdlib = set(sys.stdlib_module_names) - set(REMOVED_STDLIB)
     out: dict[str, dict[str, str]] = {}
     present = {kind: set(names) for kind, names in have.items()}
     present.setdefault("extra", set()).update(needs.extras)
@@ -95,8 +118,11 @@ def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors:
         if top in own or top in stdlib or top in NOT_INSTALLABLE or top.startswith("_"):
             continue
         dist = distribution_for(module)
+        if dist is None:
+            continue
         why = f"tests said: {message.strip()[:160]}"
-        provider = needs.provider(dist)
+        dotted = "-".join(module.split(".")[:2])
+        provider = needs.provider(dist) or (needs.provider(dotted) if "." in module else None)
         if provider:
             add(provider[0], provider[1], why)
         else:
@@ -112,7 +138,7 @@ def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors:
     for _, message in sorted(skips.items()):
         if not _NEEDS_WORDS.search(message):
             continue
-        words = {canonicalize_name(w) for w in re.findall(r"[A-Za-z][\w.-]+", message)}
+        words = {canonicalize_name(w) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", message)}
         for dist in sorted(words & set(declared)):
             kind, name = needs.provider(dist) or declared[dist]
             add(kind, name, f"tests said: {message.strip()[:160]}")

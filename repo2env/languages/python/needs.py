@@ -83,27 +83,57 @@ def _valid_requirement(text: str) -> str | None:
     return text
 
 
+def _lenient(reader, *args, default=None):
+    """``reader(*args)``, or ``default`` when the project's file is shaped in a way it does not expect: a file
+    that cannot be read is no evidence, never a crash (tox, setuptools and CI runners are lenient too)."""
+    try:
+        return reader(*args)
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError, SyntaxError):
+        return default
+
+
+def _as_list(value) -> list[str]:
+    """A requirement list as setup.py or a TOML file may spell it: a list, a tuple, or one string of lines."""
+    if isinstance(value, str):
+        return _lines(value)
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value if isinstance(v, str)]
+    return []
+
+
 def find(pf: ProjectFiles) -> TestNeeds:
-    """Everything the tests of the project in ``pf`` need, with why (module docstring)."""
-    needs = TestNeeds(declared_extras=declared_extras(pf), declared_groups=_pep735_groups(pf))
+    """Everything the tests of the project in ``pf`` need, with why (module docstring). Never raises for a
+    malformed file: the source is left out."""
+    needs = TestNeeds(declared_extras=_lenient(declared_extras, pf, default={}),
+                      declared_groups=_lenient(_pep735_groups, pf, default={}))
     _from_declared(needs)
-    _from_tox(pf, needs)
-    _from_nox(pf, needs)
-    _from_ci(pf, needs)
-    _from_tool_groups(pf, needs)
+    for reader in (_from_tox, _from_nox, _from_ci, _from_tool_groups):
+        _lenient(reader, pf, needs)
     for path in sorted(p for p in pf.tree if is_test_requirements(p)):
         needs.requirement_files.setdefault(path, "test/dev requirements file")
-    tests_require = _setup_py_keyword(pf.text("setup.py") or "", "tests_require")
+    tests_require = _as_list(_lenient(_setup_py_keyword, pf.text("setup.py") or "", "tests_require"))
     if pf.setup_cfg.has_option("options", "tests_require"):
-        tests_require = (tests_require or []) + _lines(pf.setup_cfg.get("options", "tests_require"))
-    for req in tests_require or []:
+        tests_require += _lines(pf.setup_cfg.get("options", "tests_require"))
+    for req in tests_require:
         if _valid_requirement(req):
             needs.packages.setdefault(req, "tests_require")
+    needs.packages = _one_variant_each(needs.packages)
     # Only what the project declares can be asked for by name.
     needs.extras = {k: v for k, v in needs.extras.items() if k in needs.declared_extras}
     needs.groups = {k: v for k, v in needs.groups.items() if k in needs.declared_groups}
     needs.requirement_files = {k: v for k, v in needs.requirement_files.items() if k in pf.tree}
     return needs
+
+
+def _one_variant_each(packages: dict[str, str]) -> dict[str, str]:
+    """One requirement per distribution: tox factors list variants of one (``django22: Django<2.3``,
+    ``django32: Django<3.3``) that no single install can hold; the last listed is kept (the newest, as tox
+    configurations list them oldest first)."""
+    last: dict[str, str] = {}
+    for req in packages:
+        last[_dist(req) or req] = req
+    keep = set(last.values())
+    return {req: why for req, why in packages.items() if req in keep}
 
 
 def _from_declared(needs: TestNeeds) -> None:
@@ -121,29 +151,51 @@ def _lines(text: str) -> list[str]:
 def declared_extras(pf: ProjectFiles) -> dict[str, list[str]]:
     """Extra -> requirement strings from pyproject.toml, setup.cfg and setup.py (first one declaring it wins)."""
     found: dict[str, list[str]] = {}
-    for name, reqs in ((pf.pyproject.get("project") or {}).get("optional-dependencies") or {}).items():
-        if isinstance(reqs, list):
-            found.setdefault(str(name), [str(r) for r in reqs])
+    optional = _table(_table(pf.pyproject, "project"), "optional-dependencies")
+    for name, reqs in optional.items():
+        found.setdefault(str(name), _as_list(reqs))
+    for name, dists in _table(_table(_table(pf.pyproject, "tool"), "poetry"), "extras").items():
+        found.setdefault(str(name), _as_list(dists))  # Poetry: extra -> names of optional dependencies
     cfg = pf.setup_cfg
     if cfg.has_section("options.extras_require"):
         for name in cfg.options("options.extras_require"):
             value = cfg.get("options.extras_require", name)
             found.setdefault(name, [ln for ln in value.splitlines() if ln.strip() and not ln.strip().startswith("#")])
-    for name, reqs in (_setup_py_keyword(pf.text("setup.py") or "", "extras_require") or {}).items():
-        found.setdefault(str(name), [str(r) for r in (reqs if isinstance(reqs, list | tuple) else [reqs])])
+    extras = _lenient(_setup_py_keyword, pf.text("setup.py") or "", "extras_require")
+    for name, reqs in (extras if isinstance(extras, dict) else {}).items():
+        found.setdefault(str(name), _as_list(reqs))
     return found
 
 
+def _table(data, key: str) -> dict:
+    """``data[key]`` when both are tables, else an empty one (a TOML file of another shape is no evidence)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _module_level(tree: ast.Module):
+    """The statements of a module outside functions and classes (``if``/``try``/``with`` bodies included)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        yield node
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(node, field_name, None) or [])
+
+
 def _setup_py_keyword(text: str, keyword: str):
-    """The literal value of ``keyword=`` in setup.py's ``setup(...)`` call (a name bound at module level to a
-    literal is followed, and ``name["k"] = [...]`` additions to it are applied); None when not literal."""
+    """The literal value of ``keyword=`` in setup.py's ``setup(...)`` call. A name bound at module level to a
+    literal is followed (and ``name["k"] = [...]`` additions to it are applied), ``dict(k=[...])`` is a dict,
+    and a value that is a bound name is that name's literal; None when not literal."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     bound: dict[str, ast.AST] = {}
     additions: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
-    for node in ast.walk(tree):
+    for node in _module_level(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):
@@ -159,42 +211,50 @@ def _setup_py_keyword(text: str, keyword: str):
             value, name = kw.value, kw.value.id if isinstance(kw.value, ast.Name) else None
             if name is not None:
                 value = bound.get(name)
-            result = _literal(value)
+            result = _literal(value, bound)
             if isinstance(result, dict) and name:
                 for key, item in additions.get(name, []):
-                    k, v = _literal(key), _literal(item)
+                    k, v = _literal(key, bound), _literal(item, bound)
                     if isinstance(k, str) and v is not None:
                         result[k] = v
             return result
     return None
 
 
-def _literal(node):
-    if node is None:
+def _literal(node, bound: dict | None = None, depth: int = 0):
+    if node is None or depth > 5:
         return None
     try:
         return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
+    except (ValueError, SyntaxError, TypeError, RecursionError):
         pass
+    bound = bound or {}
+    if isinstance(node, ast.Name) and node.id in bound:
+        return _literal(bound[node.id], bound, depth + 1)
     if isinstance(node, ast.Dict):  # keep the keys whose values are literal
         out = {}
         for k, v in zip(node.keys, node.values, strict=False):
-            key, value = _literal(k), _literal(v)
+            key, value = _literal(k, bound, depth + 1), _literal(v, bound, depth + 1)
             if isinstance(key, str) and value is not None:
                 out[key] = value
         return out
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
+        out = {}
+        for kw in node.keywords:
+            value = _literal(kw.value, bound, depth + 1)
+            if kw.arg and value is not None:
+                out[kw.arg] = value
+        return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # ["a"] + ["b"]
-        left, right = _literal(node.left), _literal(node.right)
-        if isinstance(left, list) and isinstance(right, list):
-            return left + right
+        left, right = _literal(node.left, bound, depth + 1), _literal(node.right, bound, depth + 1)
+        if isinstance(left, list | tuple) and isinstance(right, list | tuple):
+            return list(left) + list(right)
     return None
 
 
 def _pep735_groups(pf: ProjectFiles) -> dict[str, list[str]]:
     """PEP 735 group -> requirement strings, ``{include-group = ...}`` expanded (cycles cut)."""
-    raw = pf.pyproject.get("dependency-groups") or {}
-    if not isinstance(raw, dict):
-        return {}
+    raw = _table(pf.pyproject, "dependency-groups")
 
     def expand(name: str, seen: tuple) -> list[str]:
         out = []
@@ -215,8 +275,9 @@ def _is_test_env(section: str) -> bool:
         return True
     if not section.startswith("testenv:"):
         return False
-    factors = re.split(r"[-_,{}]", section.split(":", 1)[1])
-    return not any(f.lower() in NOT_TEST_ENVS for f in factors if f)
+    name = section.split(":", 1)[1].strip().lower()
+    factors = re.split(r"[-_,{}]", name)
+    return name not in NOT_TEST_ENVS and not any(f in NOT_TEST_ENVS for f in factors if f)
 
 
 def _tox_entry(line: str) -> tuple[str | None, str]:
@@ -231,7 +292,7 @@ def _add_install_args(args: list[str], needs: TestNeeds, why: str, *, packages: 
     """Arguments of one install (tox deps, nox ``session.install``): ``-r file``, ``.[x]``, requirements."""
     i = 0
     while i < len(args):
-        arg = args[i].strip().strip("'\"")
+        arg = _unquote(args[i].strip())
         if arg in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(args):
             if arg in ("-r", "--requirement"):
                 needs.requirement_files.setdefault(_path(args[i + 1]), why)
@@ -248,12 +309,27 @@ def _add_install_args(args: list[str], needs: TestNeeds, why: str, *, packages: 
         i += 1
 
 
+def _unquote(text: str) -> str:
+    """``"x"`` / ``'x'`` -> ``x``; a quote that belongs to the text (``x; python_version < "3.8"``) stays."""
+    return text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
 def _path(text: str) -> str:
-    text = text.strip().strip("'\"")
+    text = _unquote(text.strip())
     for prefix in ("{toxinidir}/", "./"):
         if text.startswith(prefix):
             text = text[len(prefix):]
     return text
+
+
+def _expand(tox, text: str, depth: int = 0) -> str:
+    """tox's ``{[section]key}`` substitutions replaced by that value (nested ones too, a few levels deep)."""
+    def value(m):
+        section, key = m.group(1), m.group(2)
+        if depth < 4 and tox.has_option(section, key):
+            return _expand(tox, tox.get(section, key), depth + 1)
+        return ""
+    return re.sub(r"\{\[([^\]]+)\]([\w-]+)\}", value, text)
 
 
 def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
@@ -263,13 +339,13 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
             continue
         where = f"tox.ini [{section}]"
         if tox.has_option(section, "extras"):
-            for line in tox.get(section, "extras").splitlines():
+            for line in _expand(tox, tox.get(section, "extras")).splitlines():
                 factor, value = _tox_entry(line)
                 for extra in value.replace(",", " ").split():
                     if not extra.startswith("{"):
                         needs.extras.setdefault(extra, f"{where} extras" + (f" (factor {factor})" if factor else ""))
         if tox.has_option(section, "deps"):
-            for line in tox.get(section, "deps").splitlines():
+            for line in _expand(tox, tox.get(section, "deps")).splitlines():
                 factor, value = _tox_entry(line.split("#", 1)[0])
                 if value:  # one requirement per line (``pip >= 18``); a flag line is ``-r file``
                     args = value.split(None, 1) if value.startswith("-") else [value]
@@ -281,18 +357,16 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
                 for group in value.replace(",", " ").split():
                     needs.groups.setdefault(group, f"{where} dependency_groups")
     toml = pf.tox_toml
-    envs = [("env_run_base", toml.get("env_run_base") or {})]
-    envs += [(f"env.{name}", table) for name, table in (toml.get("env") or {}).items()
-             if isinstance(table, dict) and name.lower() not in NOT_TEST_ENVS]
+    envs = [("env_run_base", _table(toml, "env_run_base"))]
+    envs += [(f"env.{name}", table) for name, table in _table(toml, "env").items()
+             if isinstance(table, dict) and _is_test_env(f"testenv:{name}")]
     for name, table in envs:
         where = f"tox.toml [{name}]"
-        for extra in table.get("extras") or []:
-            if isinstance(extra, str):
-                needs.extras.setdefault(extra, f"{where} extras")
-        for group in table.get("dependency_groups") or []:
-            if isinstance(group, str):
-                needs.groups.setdefault(group, f"{where} dependency_groups")
-        deps = [d for d in table.get("deps") or [] if isinstance(d, str)]
+        for extra in _as_list(table.get("extras")):
+            needs.extras.setdefault(extra, f"{where} extras")
+        for group in _as_list(table.get("dependency_groups")):
+            needs.groups.setdefault(group, f"{where} dependency_groups")
+        deps = _as_list(table.get("deps"))
         _add_install_args([a for d in deps for a in (d.split(None, 1) if d.startswith("-") else [d])], needs,
                           f"{where} deps", packages=True)
 
@@ -316,23 +390,42 @@ def _from_nox(pf: ProjectFiles, needs: TestNeeds) -> None:
                 _add_install_args(args, needs, f"noxfile.py session {fn.name}", packages=True)
 
 
-def _strings(node) -> list[str]:
+def _strings(node, depth: int = 0) -> list[str]:
     if isinstance(node, str):
         return [node]
+    if depth > 20:
+        return []
     if isinstance(node, dict):
-        return [s for v in node.values() for s in _strings(v)]
+        return [s for v in node.values() for s in _strings(v, depth + 1)]
     if isinstance(node, list):
-        return [s for v in node for s in _strings(v)]
+        return [s for v in node for s in _strings(v, depth + 1)]
     return []
+
+
+def _not_test(name: str) -> bool:
+    """A CI file or job named for docs, lint, release, ... (``docs.yml``, job ``build-docs``)."""
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+    return name.lower() in NOT_TEST_ENVS or any(w in NOT_TEST_ENVS for w in words)
+
+
+def _ci_chunks(path: str, text: str) -> list[str]:
+    """The command texts of a CI file's test jobs (GitHub Actions: jobs not named for docs, lint, ...)."""
+    if _not_test(path.rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+        return []
+    try:
+        data = yaml.safe_load(text)
+    except Exception:  # noqa: BLE001 - YAML that PyYAML cannot read (bad dates, recursive aliases): plain text
+        return [text]
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    if isinstance(jobs, dict):
+        return [c for job_id, job in jobs.items() if not _not_test(str(job_id)) and not (
+            isinstance(job, dict) and _not_test(str(job.get("name") or ""))) for c in _strings(job)]
+    return _strings(data)
 
 
 def _from_ci(pf: ProjectFiles, needs: TestNeeds) -> None:
     for path, text in sorted(pf.ci_texts().items()):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            data = text
-        for chunk in _strings(data):
+        for chunk in _ci_chunks(path, text):
             for line in chunk.splitlines():
                 if not _PIP_LINE.search(line):
                     continue
@@ -367,31 +460,29 @@ def _poetry_requirement(name: str, spec) -> str | None:
 
 
 def _from_tool_groups(pf: ProjectFiles, needs: TestNeeds) -> None:
-    tool = pf.pyproject.get("tool") or {}
-    poetry = tool.get("poetry") or {}
+    tool = _table(pf.pyproject, "tool")
+    poetry = _table(tool, "poetry")
     tables = []
-    for name, group in (poetry.get("group") or {}).items():
+    for name, group in _table(poetry, "group").items():
         if name in TEST_NAMES + FALLBACK_NAMES and isinstance(group, dict):
-            tables.append((f"pyproject.toml [tool.poetry.group.{name}.dependencies]", group.get("dependencies") or {}))
-    if isinstance(poetry.get("dev-dependencies"), dict):
-        tables.append(("pyproject.toml [tool.poetry.dev-dependencies]", poetry["dev-dependencies"]))
+            tables.append((f"pyproject.toml [tool.poetry.group.{name}.dependencies]", _table(group, "dependencies")))
+    tables.append(("pyproject.toml [tool.poetry.dev-dependencies]", _table(poetry, "dev-dependencies")))
     for why, table in tables:
         for name, spec in table.items():
             if req := _poetry_requirement(str(name), spec):
                 needs.packages.setdefault(req, why)
-    for name, reqs in ((tool.get("pdm") or {}).get("dev-dependencies") or {}).items():
-        if name in TEST_NAMES + FALLBACK_NAMES and isinstance(reqs, list):
-            for req in reqs:
-                if isinstance(req, str) and (valid := _valid_requirement(req)):
+    for name, reqs in _table(_table(tool, "pdm"), "dev-dependencies").items():
+        if name in TEST_NAMES + FALLBACK_NAMES:
+            for req in _as_list(reqs):
+                if valid := _valid_requirement(req):
                     needs.packages.setdefault(valid, f"pyproject.toml [tool.pdm.dev-dependencies] {name}")
-    for name, env in ((tool.get("hatch") or {}).get("envs") or {}).items():
+    for name, env in _table(_table(tool, "hatch"), "envs").items():
         if name not in ("default", "hatch-test") + TEST_NAMES or not isinstance(env, dict):
             continue
         why = f"pyproject.toml [tool.hatch.envs.{name}]"
         for key in ("dependencies", "extra-dependencies"):
-            for req in env.get(key) or []:
-                if isinstance(req, str) and (valid := _valid_requirement(req)):
+            for req in _as_list(env.get(key)):
+                if valid := _valid_requirement(req):
                     needs.packages.setdefault(valid, why)
-        for extra in env.get("features") or []:
-            if isinstance(extra, str):
-                needs.extras.setdefault(extra, f"{why} features")
+        for extra in _as_list(env.get("features")):
+            needs.extras.setdefault(extra, f"{why} features")

@@ -21,16 +21,24 @@ PACKAGING = ("pyproject.toml", "setup.cfg", "setup.py")
 RUNNERS = ("tox.ini", "tox.toml", "noxfile.py")
 CI_FILES = (".travis.yml", "azure-pipelines.yml", ".gitlab-ci.yml", "appveyor.yml", ".appveyor.yml",
             ".circleci/config.yml")
-_REQ_NAME = re.compile(r"^(requirements|reqs)?[-_/]?(test|tests|testing|dev|develop|development|ci)[-_]?"
-                       r"(requirements)?[\w-]*\.(txt|in)$|^(test|dev)[-_]requirements\.txt$", re.IGNORECASE)
+_PURPOSE = r"(test|tests|testing|dev|devel|develop|development|ci)"
+_REQ_NAME = re.compile(rf"^(?:(?:requirements|reqs)[-_.]?{_PURPOSE}|{_PURPOSE}[-_.]?(?:requirements|reqs))"
+                       r"(?:[-_.][\w.-]*)?\.(txt|in)$", re.IGNORECASE)
+_IN_FOLDER = re.compile(rf"^{_PURPOSE}(?:[-_.][\w.-]*)?\.(txt|in)$", re.IGNORECASE)
+_PY2_ONLY = re.compile(r"(?:^|[-_.])(py2|py27|python2)(?:[-_.]|$)", re.IGNORECASE)
 
 
 def is_test_requirements(path: str) -> bool:
-    """A requirements file for tests or development at the root or in ``requirements/`` (``requirements-test.txt``,
-    ``requirements/tests.txt``, ``test-requirements.txt``, ``dev-requirements.in``)."""
-    if PurePosixPath(path).parent.name not in ("", "requirements") or path.count("/") > 1:
+    """A requirements file for tests or development at the root (``requirements-test.txt``,
+    ``test-requirements.txt``, ``dev-requirements.in``, ``requirements_dev.txt``) or in ``requirements/``
+    (``requirements/tests.txt``); not one for Python 2 only (``test-requirements-py2.txt``), and not any other
+    text file (``CITATION.txt``, ``tests.txt`` at the root)."""
+    pure = PurePosixPath(path)
+    if len(pure.parts) > 2 or _PY2_ONLY.search(pure.stem):
         return False
-    return bool(_REQ_NAME.match(path.replace("requirements/", "requirements-", 1)))
+    if len(pure.parts) == 2:
+        return pure.parts[0] == "requirements" and bool(_IN_FOLDER.match(pure.name) or _REQ_NAME.match(pure.name))
+    return bool(_REQ_NAME.match(pure.name))
 
 
 def _is_deciding(path: str) -> bool:
@@ -91,8 +99,8 @@ class ProjectFiles:
         """tox's configuration as INI: ``tox.ini``, else ``[tool.tox] legacy_tox_ini`` of pyproject.toml."""
         text = self.texts.get("tox.ini")
         if text is None:
-            text = ((self.pyproject.get("tool") or {}).get("tox") or {}).get("legacy_tox_ini") or ""
-        return ini(text)
+            text = self.tool("tox").get("legacy_tox_ini") or ""
+        return ini(text if isinstance(text, str) else "")
 
     @cached_property
     def tox_toml(self) -> dict:
@@ -102,9 +110,15 @@ class ProjectFiles:
         except tomllib.TOMLDecodeError:
             data = {}
         if not data:
-            data = dict((self.pyproject.get("tool") or {}).get("tox") or {})
+            data = dict(self.tool("tox"))
             data.pop("legacy_tox_ini", None)
         return data
+
+    def tool(self, name: str) -> dict:
+        """``[tool.<name>]`` of pyproject.toml (empty when absent or not a table)."""
+        tool = self.pyproject.get("tool")
+        value = tool.get(name) if isinstance(tool, dict) else None
+        return value if isinstance(value, dict) else {}
 
     def ci_texts(self) -> dict[str, str]:
         """CI definition file -> text."""
@@ -118,6 +132,12 @@ class ProjectFiles:
         if "pyproject.toml" not in self.texts:
             return False
         return not self.pyproject or "build-system" in self.pyproject or "project" in self.pyproject
+
+    @property
+    def project(self) -> dict:
+        """``[project]`` of pyproject.toml (empty when absent or not a table)."""
+        value = self.pyproject.get("project")
+        return value if isinstance(value, dict) else {}
 
 
 def ini(text: str) -> configparser.ConfigParser:

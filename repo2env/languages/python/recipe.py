@@ -23,6 +23,7 @@ from repo2env.languages.python import needs as needs_mod
 from repo2env.languages.python import tooling, versions
 from repo2env.languages.python.project import ProjectFiles
 
+OVERRIDES_FILE = "/tmp/r2e-overrides.txt"  # uv's --overrides file of the test-tooling floor, written by the recipe
 MAX_PYTHONS = 3  # Pythons on the ladder per base commit (each with and without the build tools floored)
 DEFAULT_ENV = {"UV_LINK_MODE": "copy", "PIP_NO_INPUT": "1"}
 # Versioned-from-git projects (setuptools_scm, hatch-vcs) cannot see tags in the scrubbed copy: the project (and
@@ -45,7 +46,8 @@ def project_name(pyproject: str | None, setup_cfg: str | None, setup_py: str | N
     ``setup.py`` (first found), else None."""
     if pyproject:
         try:
-            name = (tomllib.loads(pyproject).get("project") or {}).get("name")
+            project = tomllib.loads(pyproject).get("project")
+            name = project.get("name") if isinstance(project, dict) else None
         except tomllib.TOMLDecodeError:
             name = None
         if isinstance(name, str) and name.strip():
@@ -148,8 +150,9 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
                              parts=(RecipePart(kind="config", name="install", why="the environment config file"),))
     needs = test_needs(str(repo_path), base_commit)
     add = plan.get("add") or {}
-    extras = dict(needs.extras, **add.get("extra", {}))
-    groups = dict(needs.groups, **add.get("group", {}))
+    # a remembered plan may name an extra or group this commit does not declare (yet, or any more)
+    extras = dict(needs.extras, **{k: v for k, v in add.get("extra", {}).items() if k in needs.declared_extras})
+    groups = dict(needs.groups, **{k: v for k, v in add.get("group", {}).items() if k in needs.declared_groups})
     packages = dict(needs.packages, **add.get("package", {}))
     requirements = dict(needs.requirement_files)
     installable = pf.installable()
@@ -165,11 +168,16 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     chosen_reqs = list(packages) + [r for e in extras for r in needs.declared_extras.get(e, [])] + [
         r for g in groups for r in needs.declared_groups.get(g, [])] + [
         ln for path in requirements for ln in (pf.text(path) or "").splitlines()]
-    tests_floor, tests_why = tooling.test_tool_floor(python, date, _plugins(chosen_reqs),
-                                                     newer=plan.get("tooling") == "newer")
+    tests_floor, overrides, tests_why = tooling.test_tool_floor(python, date, _plugins(chosen_reqs),
+                                                                newer=plan.get("tooling") == "newer")
     parts += [p for p in (tests_why, why) if p is not None]
+    # setuptools of an old era has no PEP 660 hook, which uv's editable install needs: that rung installs the
+    # project as a wheel (for its dependencies) and removes it again, so the workspace (first on sys.path under
+    # `python -m pytest`) is what the tests import.
+    editable = not plan.get("dated_build_tools")
+    name = project_name(pf.text("pyproject.toml"), pf.text("setup.cfg"), pf.text("setup.py"))
     if installable:
-        args += ["-e", "." + (f"[{','.join(extras)}]" if extras else "")]
+        args += (["-e"] if editable else []) + ["." + (f"[{','.join(extras)}]" if extras else "")]
         parts += [RecipePart(kind="extra", name=e, why=w) for e, w in extras.items()]
     else:
         env["PYTHONPATH"] = "/workspace/src:/workspace" if any(f.startswith("src/") for f in pf.tree) else "/workspace"
@@ -183,6 +191,13 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
         args.append(req)
         parts.append(RecipePart(kind="package", name=req, why=why_pkg))
     args += tests_floor  # the floor's flags and pytest itself
+    commands = [shlex.join(args)]
+    if overrides:
+        args += ["--overrides", OVERRIDES_FILE]
+        commands = ["printf '%s\\n' " + " ".join(shlex.quote(o) for o in overrides) + f" > {OVERRIDES_FILE}",
+                    shlex.join(args)]
+    if installable and not editable and name:
+        commands.append(shlex.join(["uv", "pip", "uninstall", "--system", name]))
     apt = tuple(override.apt_packages) if override else ()
     apt += tuple(a for a in (add.get("apt") or {}) if a not in apt)
     if override:
@@ -192,7 +207,7 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     used = [p for p in ("pyproject.toml", "setup.cfg", "setup.py") if p in pf.tree] + [
         p for p in sorted(pf.texts) if p not in ("pyproject.toml", "setup.cfg", "setup.py")
         and (p in requirements or any(p in w for w in whys))]
-    return InstallRecipe(python=python, apt_packages=apt, commands=(shlex.join(args),), env=env, exclude_newer=date,
+    return InstallRecipe(python=python, apt_packages=apt, commands=tuple(commands), env=env, exclude_newer=date,
                          source="detected:" + ",".join(used or ["none"]), plan=plan,
                          rung=rung_label(plan), parts=tuple(parts))
 
@@ -213,7 +228,7 @@ def plan_from_proposal(plan: dict, proposal: dict) -> dict | None:
 
     why = str(proposal.get("why") or "the setup agent's proposal")[:200]
     found: dict[str, dict[str, str]] = {}
-    new = dict(plan)
+    new = {k: v for k, v in plan.items() if k != "if"}  # tried for what it proposes, whatever came before
     python = str(proposal.get("python") or "")
     if python in versions.PYTHONS and python != plan.get("python"):
         new["python"] = python

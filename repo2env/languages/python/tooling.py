@@ -46,22 +46,25 @@ def _floor_args(names, date: str) -> list[str]:
 
 
 def test_tool_floor(python: str, commit_date: str, plugins: list[str],
-                    newer: bool = False) -> tuple[list[str], RecipePart | None]:
-    """uv arguments flooring pytest, its dependencies and the pytest plugins named (``plugins``: distribution
-    names) when the commit predates the oldest pytest that works on ``python`` (``newer``: ``NEWER_TOOLING``'s,
-    the ladder's rung), ending with the requirement ``pytest>=<that version>``; with the part saying why. Without
-    a floor: ``["pytest"]`` and None."""
+                    newer: bool = False) -> tuple[list[str], list[str], RecipePart | None]:
+    """``(uv arguments, overrides, part)`` flooring pytest, its dependencies and the pytest plugins named
+    (``plugins``: distribution names) when the commit predates the oldest pytest that works on ``python``
+    (``newer``: ``NEWER_TOOLING``'s, the ladder's rung). The overrides (uv's ``--overrides`` file,
+    https://docs.astral.sh/uv/pip/compatibility/) replace what the project pins of them: ``pytest>=<that
+    version>`` and the plugins by name, so ``pytest==3.7.1`` in an old ``tests_require`` does not conflict.
+    Without a floor: ``["pytest"]``, no overrides, None."""
     version, date = TEST_TOOLING.get(python, (None, None))
     if newer and (date is None or date < NEWER_TOOLING[1]):
         version, date = NEWER_TOOLING
     if date is None or commit_date >= date:
-        return ["pytest"], None
+        return ["pytest"], [], None
     names = list(dict.fromkeys(list(TEST_TOOLS) + sorted(plugins)))
     why = (f"the ladder's newer test tooling: pytest {version} and later, its dependencies and plugins" if newer else
            f"pytest older than {version} fails on Python {python}: pytest, its dependencies and plugins")
-    return _floor_args(names, date) + [f"pytest>={version}"], RecipePart(
+    return _floor_args(names, date) + ["pytest"], [f"pytest>={version}"] + sorted(plugins), RecipePart(
         kind="tooling", name=f"pytest>={version}",
-        why=f"{why} ({', '.join(sorted(plugins)) or 'none named'}) resolve as of {date[:10]}")
+        why=f"{why} ({', '.join(sorted(plugins)) or 'none named'}) resolve as of {date[:10]}, whatever the "
+            "project pins of them")
 
 
 def build_tool_floor(commit_date: str, more: bool) -> tuple[list[str], RecipePart | None]:

@@ -43,12 +43,33 @@ class PythonChoice:
 
 def requires_python(pf: ProjectFiles) -> str | None:
     """The base commit's requires-python specifier text, or None."""
-    value = (pf.pyproject.get("project") or {}).get("requires-python")
+    value = pf.project.get("requires-python")
     if not value and pf.setup_cfg.has_option("options", "python_requires"):
         value = pf.setup_cfg.get("options", "python_requires")
     if not value:
-        value = needs._setup_py_keyword(pf.text("setup.py") or "", "python_requires")
+        value = needs._lenient(needs._setup_py_keyword, pf.text("setup.py") or "", "python_requires")
+    if not value:  # Poetry: python = "^3.8" among the dependencies
+        deps = pf.tool("poetry").get("dependencies")
+        value = _poetry_python(deps.get("python")) if isinstance(deps, dict) else None
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _poetry_python(spec) -> str | None:
+    """Poetry's ``python`` constraint as a PEP 440 specifier: ``^3.8`` -> ``>=3.8,<4.0``, ``~3.8`` ->
+    ``>=3.8,<3.9``; PEP 440 text as it is (Poetry's caret and tilde rules, python-poetry.org/docs/dependency-
+    specification)."""
+    if not isinstance(spec, str):
+        return None
+    out = []
+    for part in (p.strip() for p in spec.split(",")):
+        m = re.match(r"^([\^~])\s*(\d+)(?:\.(\d+))?", part)
+        if m:
+            major, minor = int(m.group(2)), int(m.group(3) or 0)
+            upper = f"{major + 1}.0" if m.group(1) == "^" else f"{major}.{minor + 1}"
+            out += [f">={major}.{minor}", f"<{upper}"]
+        elif part and part != "*":
+            out.append(part)
+    return ",".join(out) or None
 
 
 def _allows(spec: str | None, version: str) -> bool:
@@ -71,10 +92,11 @@ def _expand_braces(text: str) -> list[str]:
 
 def _tox_versions(pf: ProjectFiles) -> set[str]:
     text = ""
-    if pf.tox.has_option("tox", "envlist"):
-        text = pf.tox.get("tox", "envlist")
-    envs = pf.tox_toml.get("env_list") or []
-    names = [n for n in envs if isinstance(n, str)]
+    for key in ("envlist", "env_list"):  # tox 3 and tox 4 spellings
+        if pf.tox.has_option("tox", key):
+            text += "\n" + pf.tox.get("tox", key)
+    envs = pf.tox_toml.get("env_list")
+    names = [n for n in envs if isinstance(n, str)] if isinstance(envs, list) else []
     for chunk in re.split(r"[\s,]+(?![^{]*\})", text):
         names += _expand_braces(chunk.strip())
     found = set()
@@ -86,34 +108,38 @@ def _tox_versions(pf: ProjectFiles) -> set[str]:
     return found
 
 
+_CI_KEY = re.compile(r"^\s*-?\s*['\"]?(python-version|python_version|python|pythonversion|python-versions|toxenv|"
+                     r"tox-env|tox_env)['\"]?\s*[:=]\s*(.*)$", re.IGNORECASE)
+_CI_VERSION = re.compile(r"(?<![\d.])(?:py(?:thon)?)?3\.?(\d{1,2})(?![\d])")
+
+
 def _ci_versions(pf: ProjectFiles) -> set[str]:
-    import yaml
-
+    """Python versions CI matrices name, read from the text (YAML would read ``3.10`` as the float 3.1): the
+    value of a ``python-version``/``python``/``toxenv`` key, inline or as the ``- item`` lines under it."""
     found = set()
-
-    def walk(node, key=""):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, str(k).lower())
-        elif isinstance(node, list):
-            for v in node:
-                walk(v, key)
-        elif key in _CI_KEYS and node is not None:
-            for token in re.split(r"[\s,]+", str(node)):
-                m = re.match(r"^(?:py(?:thon)?)?(3)\.?(\d{1,2})(?:\.\d+)?$", token.strip("'\""))
-                if m:
-                    found.add(f"{m.group(1)}.{int(m.group(2))}")
-
     for text in pf.ci_texts().values():
-        try:
-            walk(yaml.safe_load(text))
-        except yaml.YAMLError:
-            continue
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = _CI_KEY.match(line)
+            if not m:
+                continue
+            values = [m.group(2)]
+            if not m.group(2).strip() or m.group(2).strip() in ("[", "|", ">"):
+                for follow in lines[i + 1:i + 15]:
+                    if re.match(r"^\s*-\s", follow) or re.match(r"^\s*['\"]?3\.\d", follow):
+                        values.append(follow)
+                    elif follow.strip() and not follow.strip().startswith("#"):
+                        break
+            for value in values:
+                for minor in _CI_VERSION.findall(value.split("#", 1)[0]):
+                    if 0 <= int(minor) <= 20:
+                        found.add(f"3.{int(minor)}")
     return found
 
 
 def _classifier_versions(pf: ProjectFiles) -> set[str]:
-    texts = [str(c) for c in (pf.pyproject.get("project") or {}).get("classifiers") or []]
+    classifiers = pf.project.get("classifiers")
+    texts = [str(c) for c in classifiers] if isinstance(classifiers, list) else []
     if pf.setup_cfg.has_option("metadata", "classifiers"):
         texts.append(pf.setup_cfg.get("metadata", "classifiers"))
     texts.append(pf.text("setup.py") or "")
@@ -129,7 +155,8 @@ def choose(pf: ProjectFiles) -> PythonChoice:
                             requires=spec)
     day = pf.date[:10]
     dated = [v for v in allowed if RELEASED[v] <= day] or [allowed[0]]
-    sources = {"classifiers": _classifier_versions(pf), "tox envlist": _tox_versions(pf), "CI": _ci_versions(pf)}
+    sources = {name: needs._lenient(reader, pf, default=set()) for name, reader in (
+        ("classifiers", _classifier_versions), ("tox envlist", _tox_versions), ("CI", _ci_versions))}
     listed = set().union(*sources.values())
     pool = [v for v in dated if v in listed] or dated
     capped = [v for v in pool if vkey(v) <= vkey(DEFAULT_PYTHON)]
