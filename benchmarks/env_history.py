@@ -5,7 +5,8 @@ the Python chosen, the rungs of the fallback ladder tried, and whether the tests
     .venv/bin/python benchmarks/env_history.py /path/to/clone --commits 20 --memory /tmp/mem.sqlite
 
 "The tests ran" means: an image built, pytest ran the suite (its own discovery, or --tests paths) and at least
-one test passed, and not every test file failed to import. The ladder, the feedback loop and the environment
+one test passed. A commit with no test file at all (a first commit) is shown as "no tests" and counted apart:
+its environment built and pytest ran, but there was nothing to run. The ladder, the feedback loop and the environment
 memory are the ones ``generate`` uses (``repo2env/environment/ladder.py``); each commit starts without memory
 unless --memory names a file (then a commit uses what earlier commits learned, as a nightly build does).
 Needs Docker with the base images (scripts/setup_docker.sh).
@@ -56,6 +57,12 @@ def tests_ran(run) -> tuple[bool, str]:
     if run.collection_errors:
         summary += f", {len(run.collection_errors)} files not importable"
     return counts["passed"] > 0, summary
+
+
+def has_tests(language, repo: str, commit: str) -> bool:
+    """Whether the commit has any file the language's runner collects tests from."""
+    return any(language.is_runnable_test_file(p, gitrepo.show_file(repo, commit, p) or "")
+               for p in gitrepo.ls_tree(repo, commit) if p.endswith(".py"))
 
 
 def one_commit(client, language, ref: RepoRef, commit: str, memory: EnvMemory, work: Path, targets, timeout):
@@ -109,6 +116,11 @@ def main() -> None:
         work = Path(tmp)
         for commit in spread_commits(repo, args.commits):
             language, _ = languages.for_commit(repo, commit)
+            if not has_tests(language, repo, commit):
+                date = gitrepo.commit_date_iso(repo, commit)[:10]
+                rows.append((commit[:12], date, "-", None, 0.0, "", "no tests at this commit"))
+                print(f"{commit[:12]} {date} {'':7} no tests at this commit", flush=True)
+                continue
             memory = EnvMemory(args.memory or work / f"mem-{commit[:12]}.sqlite")
             t0 = time.monotonic()
             ran, python, attempts, summary, why = one_commit(client, language, ref, commit, memory, work,
@@ -119,7 +131,9 @@ def main() -> None:
             print(f"{commit[:12]} {date} py{python:5} {'ran ' if ran else 'FAIL'} {rows[-1][4]:6.0f}s  [{rungs}]  "
                   f"{(summary or why)[:160]}", flush=True)
     ok = sum(1 for r in rows if r[3])
-    print(f"\n{ref.slug}: tests ran for {ok}/{len(rows)} commits ({100 * ok / max(len(rows), 1):.0f} %), "
+    tried = sum(1 for r in rows if r[3] is not None)
+    print(f"\n{ref.slug}: tests ran for {ok}/{tried} commits with tests ({100 * ok / max(tried, 1):.0f} %; "
+          f"{len(rows) - tried} of {len(rows)} spread commits have no test file), "
           f"{sum(len(r[5].split('; ')) for r in rows if r[5])} rungs tried, {time.monotonic() - started:.0f} s")
 
 

@@ -2,8 +2,9 @@
 
 Order: the plan the environment memory recalls for the repository (same deciding files, else the nearest earlier
 base commit), then the language's rungs (Python: the chosen Python, it with the build tools floored, the next
-Python down, ...), then, when every rung failed and ``--setup-llm`` was given, the setup agent's proposals. The
-feedback loop adds one rung at the front: the plan with what a first run said was missing. Every rung tried is
+Python down, ...), then, when every rung failed and ``--setup-llm`` was given, the setup agent's proposals. Two
+feedback loops add one rung each at the front: the plan with the system packages a failed install says it lacks
+(a compiler, headers), and the plan with what a first test run said was missing. Every rung tried is
 an ``Attempt``, recorded in ``[metadata.repo2env.reproducibility] attempts`` (outside the bundle hash: how the
 recipe was found, not what it is). A Python without a base image is skipped without a build.
 
@@ -51,6 +52,7 @@ class EnvironmentSearch:
         self.attempts: list[Attempt] = []
         self.key, self.why = "", ""
         self.fed_back = False
+        self.install_fed = False
         self.proposals = 0
         self.last_error = ""
         self.recalled: str | None = None
@@ -83,7 +85,8 @@ class EnvironmentSearch:
             plan = self.queue.popleft()
             if plan in self._tried or not self._worth_trying(plan):
                 continue
-            if sum(a.outcome != "python_unavailable" for a in self.attempts) >= MAX_BUILDS + self.fed_back:
+            if sum(a.outcome != "python_unavailable" for a in self.attempts) >= \
+                    MAX_BUILDS + self.fed_back + self.install_fed:
                 break
             self._tried.append(plan)
             yield self._recipe(plan)
@@ -143,8 +146,19 @@ class EnvironmentSearch:
         except BuildError as exc:
             self.last_error = exc.log_tail or str(exc)
             self._record(recipe, "install_failed", str(exc))
+            self._install_feedback(recipe)
             return None
         return image
+
+    def _install_feedback(self, recipe: InstallRecipe) -> None:
+        """Once per base commit: when the failed install says what system packages it lacks (a compiler, a
+        library's headers), the same plan with them is tried next."""
+        if self.install_fed or not recipe.plan or not hasattr(self.language, "install_feedback"):
+            return
+        plan = self.language.install_feedback(recipe.plan, self.last_error)
+        if plan is not None and plan not in self._tried:
+            self.install_fed = True
+            self.queue.appendleft(plan)
 
     def broken(self, recipe: InstallRecipe, detail: str) -> None:
         """The image built but the tests could not run in it (``detail``: why); the next rung comes next."""

@@ -51,6 +51,13 @@ class PythonLanguage:
                                    recipe.test_needs(str(repo_path), commit), skips, errors, have)
         return recipe.merge_plan(plan, found) if found else None
 
+    def install_feedback(self, plan: dict, log: str) -> dict | None:
+        """The plan with the Debian packages a failed install's ``log`` says are missing (a compiler, headers;
+        ``feedback.system_packages``), or None when it names none the plan lacks."""
+        have = set((plan.get("add") or {}).get("apt") or {})
+        found = {k: v for k, v in feedback.system_packages(log).items() if k not in have}
+        return recipe.merge_plan(plan, {"apt": found}) if found else None
+
     def plan_from_proposal(self, plan: dict, proposal: dict) -> dict | None:
         """A setup agent's proposal (``{"python", "extras", "groups", "packages", "apt_packages", "env", "why"}``)
         applied to ``plan``; None when it adds nothing valid. Names are checked (requirement syntax, Debian

@@ -143,3 +143,35 @@ def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors:
             kind, name = needs.provider(dist) or declared[dist]
             add(kind, name, f"tests said: {message.strip()[:160]}")
     return out
+
+
+# What a failed install says -> the Debian packages that supply it (a C extension built from an sdist: no
+# compiler in the slim image, or a library's headers missing).
+SYSTEM_NEEDS = (
+    (re.compile(r"autoconf error|command '(?:x86_64-linux-gnu-)?gcc' failed|unable to execute '?gcc|gcc: (?:command )?"
+                r"not found|error: command 'cc' failed|No such file or directory: 'gcc'|C compiler cannot create|"
+                r"Microsoft Visual C\+\+|Failed to build .* extension|cc1: |fatal error: [\w/.]+\.h: No such file",
+                re.IGNORECASE), ("build-essential",)),
+    (re.compile(r"pg_config (?:executable )?not found|libpq-fe\.h", re.IGNORECASE), ("libpq-dev",)),
+    (re.compile(r"ffi\.h|libffi", re.IGNORECASE), ("libffi-dev",)),
+    (re.compile(r"openssl/\w+\.h|libssl", re.IGNORECASE), ("libssl-dev",)),
+    (re.compile(r"libxml/\w+\.h|libxslt|xmlversion\.h", re.IGNORECASE), ("libxml2-dev", "libxslt1-dev")),
+    (re.compile(r"jpeglib\.h|libjpeg", re.IGNORECASE), ("libjpeg-dev",)),
+    (re.compile(r"zlib\.h", re.IGNORECASE), ("zlib1g-dev",)),
+    (re.compile(r"mysql_config not found|mysql\.h", re.IGNORECASE), ("default-libmysqlclient-dev", "pkg-config")),
+    (re.compile(r"yaml\.h", re.IGNORECASE), ("libyaml-dev",)),
+)
+
+
+def system_packages(log: str) -> dict[str, str]:
+    """Debian packages (name -> why) that a failed install's ``log`` says are missing: a compiler
+    (``build-essential``) when a C extension cannot be built, with the headers it names."""
+    found: dict[str, str] = {}
+    for pattern, packages in SYSTEM_NEEDS:
+        m = pattern.search(log)
+        if m:
+            for name in packages:
+                found.setdefault(name, f"the install said: {m.group(0)[:120]}")
+    if found and "build-essential" not in found:
+        found["build-essential"] = "headers are only of use with a compiler"
+    return found
