@@ -20,6 +20,7 @@ PYVER=$(echo "$BASE_IMAGE" | sed -n 's/^python:\([0-9]*\.[0-9]*\)-slim$/\1/p')
 [ -n "$PYVER" ] || PYVER=3.12
 OTHER_PYTHONS="${R2E_PYTHONS-3.8 3.9 3.10 3.11 3.13}"
 CACHE="${R2E_CACHE:-/var/cache/repo2rlenv}"
+STANDIN_VERSION=2  # raise when what a stand-in holds changes: older ones are rebuilt (and what was built on them)
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WANT_COMPOSE=0
 for arg in "$@"; do
@@ -89,23 +90,56 @@ build_standin() {
   local ctx; ctx=$(mktemp -d)
   log "copying Python from $py_home"
   mkdir -p "$ctx/python" "$ctx/ca"
+  # The interpreter and its standard library only: packages the host installed into this Python (pytest,
+  # cryptography, ...) would stand in an environment's way (installed already, never resolved as of the base
+  # commit). Like the real python:X.Y-slim, the image gets pip from ensurepip and nothing else.
   tar -C "$py_home" --exclude='./lib/python3.*/test' --exclude='*/__pycache__' \
-      --exclude='./lib/python3.*/site-packages/_sandboxing_*' -cf - . | tar -C "$ctx/python" -xf -
+      --exclude='./lib/python3.*/site-packages/*' -cf - . | tar -C "$ctx/python" -xf -
   # Extra CAs this host trusts (a TLS-terminating egress proxy, for one): the image must trust them for
   # pip and uv to reach PyPI from containers.
   cp /usr/local/share/ca-certificates/*.crt "$ctx/ca/" 2>/dev/null || true
   cp "$HERE/base-image/Dockerfile" "$ctx/Dockerfile"
   log "building $image (stand-in, Python from $py_home)"
-  docker build -q --build-arg "PYVER=$ver" -t "$image" "$ctx" >/dev/null 2>"$CACHE/standin-build-$ver.log" \
+  docker build -q --build-arg "PYVER=$ver" --label "r2e.standin=$STANDIN_VERSION" -t "$image" "$ctx" \
+      >/dev/null 2>"$CACHE/standin-build-$ver.log" \
     || { rm -rf "$ctx"; echo "setup_docker.sh: building $image failed; see $CACHE/standin-build-$ver.log" >&2; exit 1; }
   rm -rf "$ctx"
+}
+
+# A stand-in built by an older version of this script (no r2e.standin label of this version, and no registry
+# digest: it was not pulled).
+stale_standin() {
+  local label digests
+  label=$(docker image inspect -f '{{ index .Config.Labels "r2e.standin" }}' "$1" 2>/dev/null || true)
+  digests=$(docker image inspect -f '{{ len .RepoDigests }}' "$1" 2>/dev/null || echo 0)
+  [ "$label" != "$STANDIN_VERSION" ] && [ "$digests" = 0 ]
+}
+
+# Remove IMAGE and every repo2rlenv image built on it (their layers start with its layers): bootstrap, task
+# and bundle images keep their tags across a base rebuild, so a stale one would otherwise be reused.
+drop_built_on() {
+  local base_layers img
+  base_layers=$(docker image inspect -f '{{ range .RootFS.Layers }}{{ . }} {{ end }}' "$1")
+  for img in $(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^(local/r2e-|127\.0\.0\.1)' || true); do
+    case "$(docker image inspect -f '{{ range .RootFS.Layers }}{{ . }} {{ end }}' "$img" 2>/dev/null)" in
+      "$base_layers"*) docker rmi -f "$img" >/dev/null 2>&1 || true ;;
+    esac
+  done
+  docker rmi -f "$1" >/dev/null 2>&1 || true
 }
 
 # ensure_base_image IMAGE VERSION REQUIRED: present, pulled, or built as a stand-in. Without a CPython of that
 # version on this host, REQUIRED=1 fails and REQUIRED=0 says so in one line and goes on.
 ensure_base_image() {
   local image="$1" ver="$2" required="$3"
-  if docker image inspect "$image" >/dev/null 2>&1; then log "$image present"; return; fi
+  if docker image inspect "$image" >/dev/null 2>&1; then
+    if stale_standin "$image"; then
+      log "$image is a stand-in of an older setup_docker.sh (it carried the host's site-packages): rebuilding"
+      drop_built_on "$image"
+    else
+      log "$image present"; return
+    fi
+  fi
   if timeout 60 docker pull "$image" >/dev/null 2>&1; then log "pulled $image"; return; fi
   local py_home; py_home=$(find_python_home "$ver")
   if [ -z "$py_home" ]; then

@@ -266,3 +266,14 @@ def test_feedback_namespaces_removed_stdlib_and_punctuation(new_repo):
     added = feedback.additions(pf, found, skips, errors, have={})
     assert {k: sorted(v) for k, v in added.items()} == {"extra": ["cache"],
                                                         "package": ["azure-storage", "setuptools", "zope-interface"]}
+
+
+@pytest.mark.parametrize("log, packages", [
+    ("RuntimeError: autoconf error", {"build-essential"}),
+    ("error: command 'x86_64-linux-gnu-gcc' failed: No such file or directory", {"build-essential"}),
+    ("src/c/_cffi_backend.c:15:10: fatal error: ffi.h: No such file or directory", {"build-essential", "libffi-dev"}),
+    ("Error: pg_config executable not found.", {"build-essential", "libpq-dev"}),
+    ("ModuleNotFoundError: No module named 'numpy'", set()),
+])
+def test_a_failed_install_names_the_system_packages_it_lacks(log, packages):
+    assert set(feedback.system_packages(log)) == packages
