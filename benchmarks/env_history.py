@@ -97,7 +97,7 @@ def one_commit(client, language, ref: RepoRef, commit: str, memory: EnvMemory, w
         ran = True
         python = search.attempts[-1].python
     why = search.give_up().detail if not ran else ""
-    return ran, python or (search.attempts[-1].python if search.attempts else "-"), search.attempts, summary, why
+    return ran, python or (search.attempts[0].python if search.attempts else "-"), search.attempts, summary, why
 
 
 def main() -> None:

@@ -91,8 +91,10 @@ def build_cause(log: str) -> str:
     exit_note = f" (exit {code.group(1)})" if code else ""
     for i, line in enumerate(lines):
         if line.startswith(("error:", "×", "ERROR:")):
-            said = [ln for ln in lines[i + 1:] if not ln.startswith(("hint:", "[stderr]", "[stdout]", "help:"))]
+            said = [ln for ln in itertools.takewhile(lambda ln: not ln.startswith(("hint:", "help:")), lines[i + 1:])
+                    if not ln.startswith(("[stderr]", "[stdout]")) and not re.fullmatch(r"[\^~\s]+", ln)]
             errors = [ln for ln in said if re.search(r"\w(Error|Exception): ", ln) or ln.lower().startswith("error:")]
+            errors = errors or [ln[len("cause:"):].strip() for ln in said if ln.startswith("cause:")][-1:]
             last = (errors or said or [""])[-1]
             why = next((j for j, ln in enumerate(said) if ln.startswith("╰─▶")), None)
             if not errors and why is not None:  # the resolver's reason, wrapped over several lines

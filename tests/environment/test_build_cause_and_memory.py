@@ -53,3 +53,13 @@ def test_memory_recalls_the_same_files_first_then_the_nearest_earlier_commit(tmp
     assert [e["plan"] for e in memory.entries("o/r")] == [{"python": "3.9"}, {"python": "3.10"}]
     (tmp_path / "broken.sqlite").write_text("not a database")
     assert EnvMemory(tmp_path / "broken.sqlite").recall("o/r", "python", "k1", "2024-01-01T00:00:00Z") is None
+
+
+def test_the_resolvers_cause_line_beats_the_hints_caret():
+    log = ("Using Python 3.8.18 environment at: /usr/local\n  × No solution found when resolving dependencies:\n"
+           "  ╰─▶ Because pandas==0.20.3 has invalid metadata and you require pandas==0.20.3, we can conclude that\n"
+           "      your requirements are unsatisfiable.\n      hint: Metadata for pandas==0.20.3 is invalid:\n"
+           "        pytz (>=2011k)\n             ^^^^^^^\nThe command 'x' returned a non-zero code: 1\n")
+    assert build_cause(log) == ("No solution found when resolving dependencies:; Because pandas==0.20.3 has invalid "
+                                "metadata and you require pandas==0.20.3, we can conclude that your requirements are "
+                                "unsatisfiable. (exit 1)")

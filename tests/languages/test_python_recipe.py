@@ -143,7 +143,7 @@ features = ["yaml"]
      "2023-06-01", ("3.11", "3.10", "3.9", "3.8"), "3.11: newest of 3.8, 3.11 (classifiers) released by 2023-06-01"),
     # a CI matrix, and nothing older than 3.8 is on offer: an old commit gets the oldest
     ({".github/workflows/t.yml": "jobs:\n  t:\n    strategy:\n      matrix:\n        python-version: ['3.6', 3.7]\n"},
-     "2018-05-01", ("3.8",), "3.8: newest of 3.8 released by 2018-05-01"),
+     "2018-05-01", ("3.8",), "3.8: the oldest Python on offer; the commit (2018-05-01) predates it (it names 3.6, 3.7)"),
     # nothing below 3.13 allowed
     ({"pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.13"\n'}, "2025-01-01", ("3.13",),
      "3.13: newest of 3.13 released by 2025-01-01; requires-python >=3.13"),
@@ -277,3 +277,23 @@ def test_feedback_namespaces_removed_stdlib_and_punctuation(new_repo):
 ])
 def test_a_failed_install_names_the_system_packages_it_lacks(log, packages):
     assert set(feedback.system_packages(log)) == packages
+
+
+def test_tox_commands_pre_installs_docs_factors_and_ci_pins(new_repo):
+    repo, sha, pf = _pf(new_repo, {
+        "setup.py": "from setuptools import setup\nsetup(name='t', extras_require={'pandas': ['pandas']})\n",
+        "requirements.txt": "pandas==0.20.3\n",
+        ".travis.yml": "install:\n  - pip install -r requirements.txt\n",
+        "tox.ini": "[tox]\nenvlist = docs, py38\n[testenv]\ndeps =\n    pytest\n    docs: sphinx\n"
+                   "commands_pre =\n    pip install --only-binary :all: pandas openpyxl>=3\ncommands = pytest {posargs}\n"},
+        date="2021-06-01T00:00:00Z")
+    found = needs.find(pf)
+    assert list(found.packages) == ["pytest", "pandas", "openpyxl>=3"]  # sphinx belongs to the docs factor
+    assert found.requirement_files == {"requirements.txt": "CI .travis.yml"}
+    plans, _ = recipe.rungs(repo, sha)
+    own = next(p for p in plans if p.get("requirements") == "own")
+    assert own["if"] == ["install_failed"]
+    assert "-r requirements.txt" in recipe.detect_recipe(repo, sha).commands[-1]
+    assert "-r requirements.txt" not in recipe.detect_recipe(repo, sha, None, own).commands[-1]
+    # new setuptools needs a packaging of its time: packaging is floored with it
+    assert "--exclude-newer-package packaging=2025-06-01T00:00:00Z" in recipe.detect_recipe(repo, sha).commands[-1]

@@ -341,16 +341,26 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
         if tox.has_option(section, "extras"):
             for line in _expand(tox, tox.get(section, "extras")).splitlines():
                 factor, value = _tox_entry(line)
+                if factor and _not_test(factor):
+                    continue
                 for extra in value.replace(",", " ").split():
                     if not extra.startswith("{"):
                         needs.extras.setdefault(extra, f"{where} extras" + (f" (factor {factor})" if factor else ""))
         if tox.has_option(section, "deps"):
             for line in _expand(tox, tox.get(section, "deps")).splitlines():
                 factor, value = _tox_entry(line.split("#", 1)[0])
+                if factor and _not_test(factor):  # docs: sphinx
+                    continue
                 if value:  # one requirement per line (``pip >= 18``); a flag line is ``-r file``
                     args = value.split(None, 1) if value.startswith("-") else [value]
                     _add_install_args(args, needs, f"{where} deps" + (f" (factor {factor})" if factor else ""),
                                       packages=True)
+        for key in ("commands_pre", "commands"):  # pip install lines tox runs itself
+            if tox.has_option(section, key):
+                for line in tox.get(section, key).splitlines():
+                    factor, value = _tox_entry(line)
+                    if not (factor and _not_test(factor)):
+                        _pip_line(value, needs, f"{where} {key}")
         if tox.has_option(section, "dependency_groups"):
             for line in tox.get(section, "dependency_groups").splitlines():
                 _, value = _tox_entry(line)
@@ -421,6 +431,35 @@ def _ci_chunks(path: str, text: str) -> list[str]:
         return [c for job_id, job in jobs.items() if not _not_test(str(job_id)) and not (
             isinstance(job, dict) and _not_test(str(job.get("name") or ""))) for c in _strings(job)]
     return _strings(data)
+
+
+_PIP_FLAGS_WITH_VALUE = {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",
+                         "-f", "--find-links", "--only-binary", "--no-binary", "--python", "-t", "--target"}
+
+
+def _pip_line(line: str, needs: TestNeeds, why: str) -> None:
+    """What one ``pip install``/``uv pip install`` command line installs: ``-r`` files, ``.[x]`` extras and
+    named requirements (flags and their values skipped; ``{...}`` substitutions too)."""
+    m = re.search(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b(.*)$", line)
+    if not m:
+        return
+    words, i = m.group(1).split(), 0
+    args = []
+    while i < len(words):
+        word = words[i]
+        if word in ("-r", "--requirement"):
+            args += words[i:i + 2]
+            i += 2
+        elif word in _PIP_FLAGS_WITH_VALUE:
+            i += 2
+        elif word.startswith("-") and not word.startswith("-r") or "{" in word or word in ("&&", "||", ";", "|"):
+            if word in ("&&", "||", ";", "|"):
+                break
+            i += 1
+        else:
+            args.append(word)
+            i += 1
+    _add_install_args(args, needs, why, packages=True)
 
 
 def _from_ci(pf: ProjectFiles, needs: TestNeeds) -> None:

@@ -97,8 +97,13 @@ def rungs(repo_path, commit: str, override: RepoEnvConfig | None = None) -> tupl
         choice = versions.choose(pf)
         order, why = choice.order, choice.why
     plans = []
+    named = [w for w in test_needs(str(repo_path), commit).requirement_files.values()
+             if not w.startswith("test/dev")]
     for python in order[:MAX_PYTHONS]:
         plans.append({"python": python})
+        if named and pf.installable():  # frozen pins of a CI or tox requirements file may not resolve: the
+            # project's own metadata may
+            plans.append({"python": python, "requirements": "own", "if": ["install_failed"]})
         plans.append({"python": python, "tooling": "newer", "if": ["tests_broken", "install_failed"]})
         if pf.date < tooling.BUILD_TOOL_FLOOR:
             plans.append({"python": python, "floor_build_tools": True, "if": ["install_failed"]})
@@ -115,6 +120,8 @@ def rung_label(plan: dict) -> str:
         label.append("build tools of the commit's era")
     if plan.get("tooling") == "newer":
         label.append("newer test tooling")
+    if plan.get("requirements") == "own":
+        label.append("without the requirements files CI or tox name")
     for kind, names in sorted((plan.get("add") or {}).items()):
         label += [f"+{kind} {name}" for name in sorted(names)]
     return ", ".join(label)
@@ -155,6 +162,8 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     groups = dict(needs.groups, **{k: v for k, v in add.get("group", {}).items() if k in needs.declared_groups})
     packages = dict(needs.packages, **add.get("package", {}))
     requirements = dict(needs.requirement_files)
+    if plan.get("requirements") == "own":
+        requirements = {k: v for k, v in requirements.items() if v.startswith("test/dev")}
     installable = pf.installable()
     if not installable and "requirements.txt" in pf.tree:
         requirements = {"requirements.txt": "the project's requirements (no installable package)", **requirements}

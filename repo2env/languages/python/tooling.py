@@ -34,7 +34,7 @@ TEST_TOOLS = ("pytest", "pluggy", "py", "attrs", "iniconfig", "packaging", "toml
 # resolve no older than BUILD_TOOL_FLOOR on every rung; MORE_BUILD_TOOLS too on the ladder's "build tools floored"
 # rung (they are also runtime dependencies of some projects, so they are not floored first).
 BUILD_TOOL_FLOOR = "2025-06-01T00:00:00Z"
-BUILD_TOOLS = ("setuptools", "wheel")
+BUILD_TOOLS = ("setuptools", "wheel", "packaging")  # new setuptools needs packaging >= 22 (canonicalize_version)
 MORE_BUILD_TOOLS = ("cython", "setuptools-scm", "hatchling", "hatch-vcs", "hatch-fancy-pypi-readme", "flit-core",
                     "poetry-core", "pdm-backend", "scikit-build", "scikit-build-core", "meson-python",
                     "setuptools-rust", "cffi", "pybind11", "extension-helpers", "oldest-supported-numpy", "numpy",
@@ -58,7 +58,8 @@ def test_tool_floor(python: str, commit_date: str, plugins: list[str],
         version, date = NEWER_TOOLING
     if date is None or commit_date >= date:
         return ["pytest"], [], None
-    names = list(dict.fromkeys(list(TEST_TOOLS) + sorted(plugins)))
+    # what the build-tool floor resolves later already (packaging) is left to it
+    names = [n for n in dict.fromkeys(list(TEST_TOOLS) + sorted(plugins)) if n not in BUILD_TOOLS]
     why = (f"the ladder's newer test tooling: pytest {version} and later, its dependencies and plugins" if newer else
            f"pytest older than {version} fails on Python {python}: pytest, its dependencies and plugins")
     return _floor_args(names, date) + ["pytest"], [f"pytest>={version}"] + sorted(plugins), RecipePart(

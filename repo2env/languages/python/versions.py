@@ -164,8 +164,13 @@ def choose(pf: ProjectFiles) -> PythonChoice:
     lower = sorted((v for v in allowed if vkey(v) < vkey(chosen)), key=vkey, reverse=True)
     higher = sorted((v for v in pool if vkey(v) > vkey(chosen)), key=vkey)
     named = [name for name, found in sources.items() if found & set(pool)]
-    why = (f"{chosen}: newest of {', '.join(pool)} " + (f"({', '.join(named)}) " if named else "")
-           + f"released by {day}" + (f", up to {DEFAULT_PYTHON}" if capped and capped != pool else "")
-           + (f"; requires-python {spec}" if spec else ""))
+    if not any(RELEASED[v] <= day for v in allowed):
+        older = sorted((v for v in listed if vkey(v) < vkey(chosen)), key=vkey)
+        why = (f"{chosen}: the oldest Python on offer; the commit ({day}) predates it"
+               + (f" (it names {', '.join(older)})" if older else "") + (f"; requires-python {spec}" if spec else ""))
+    else:
+        why = (f"{chosen}: newest of {', '.join(pool)} " + (f"({', '.join(named)}) " if named else "")
+               + f"released by {day}" + (f", up to {DEFAULT_PYTHON}" if capped and capped != pool else "")
+               + (f"; requires-python {spec}" if spec else ""))
     return PythonChoice(order=(chosen, *lower, *higher), why=why, requires=spec,
                         listed=tuple(sorted(listed, key=vkey)))
