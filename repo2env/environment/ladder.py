@@ -25,6 +25,7 @@ from repo2env.environment.task_image import TaskImage, build_task_image
 # Image builds per base commit from the ladder (rungs whose Python has no base image are not builds; the
 # feedback rung and the setup agent's proposals come on top). A failing install usually fails in seconds.
 MAX_BUILDS = 6
+MAX_INSTALL_FEEDBACK = 3
 
 @dataclass
 class Attempt:
@@ -52,7 +53,7 @@ class EnvironmentSearch:
         self.attempts: list[Attempt] = []
         self.key, self.why = "", ""
         self.fed_back = False
-        self.install_fed = False
+        self.install_fed = 0
         self.proposals = 0
         self.last_error = ""
         self.recalled: str | None = None
@@ -151,13 +152,15 @@ class EnvironmentSearch:
         return image
 
     def _install_feedback(self, recipe: InstallRecipe) -> None:
-        """Once per base commit: when the failed install says what system packages it lacks (a compiler, a
-        library's headers), the same plan with them is tried next."""
-        if self.install_fed or not recipe.plan or not hasattr(self.language, "install_feedback"):
+        """When the failed install says what system packages it lacks (a compiler, a library's headers), the
+        same plan with them is tried next; up to ``MAX_INSTALL_FEEDBACK`` times per base commit (a compiler
+        first, then the headers its next attempt asks for)."""
+        if self.install_fed >= MAX_INSTALL_FEEDBACK or not recipe.plan \
+                or not hasattr(self.language, "install_feedback"):
             return
         plan = self.language.install_feedback(recipe.plan, self.last_error)
         if plan is not None and plan not in self._tried:
-            self.install_fed = True
+            self.install_fed += 1
             self.queue.appendleft(plan)
 
     def broken(self, recipe: InstallRecipe, detail: str) -> None:
