@@ -133,6 +133,7 @@ class TestRun(Record):
     collection_messages: dict[str, str] = Field(default_factory=dict)  # file -> the error that stopped it
     skip_messages: dict[str, str] = Field(default_factory=dict)  # node id -> why it was skipped
     error_messages: dict[str, str] = Field(default_factory=dict)  # node id -> an import error it failed with
+    failure_details: dict[str, str] = Field(default_factory=dict)  # node id -> failure message + traceback head
     exit_code: int
     seconds: float
 

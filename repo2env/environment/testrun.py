@@ -57,7 +57,7 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
     text = results.decode("utf-8", errors="replace")
     outcomes, collection_errors, messages = language.parse_results(text)
     # Optional in the protocol: why tests were skipped or failed to import (the feedback loop reads them).
-    skips, errors = language.parse_messages(text) if hasattr(language, "parse_messages") else ({}, {})
+    skips, errors, failures = language.parse_messages(text) if hasattr(language, "parse_messages") else ({}, {}, {})
     return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors),
-                   collection_messages=messages, skip_messages=skips, error_messages=errors, exit_code=code,
-                   seconds=round(seconds, 3))
+                   collection_messages=messages, skip_messages=skips, error_messages=errors,
+                   failure_details=failures, exit_code=code, seconds=round(seconds, 3))

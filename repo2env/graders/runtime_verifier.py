@@ -132,8 +132,9 @@ def parse_junit(xml_text, workspace=None, messages=None, notes=None):
     ``outcomes`` maps node id -> one of ``passed``, ``failed``, ``error``, ``skipped`` (worst per node id);
     ``collection_errors`` lists the test file paths whose collection failed (their tests are absent). When
     ``messages`` is a dict it receives the first line of each collection error (file -> message). When ``notes``
-    is a dict it receives ``{"skipped": {node id: reason}, "errors": {node id: message}}``: every skip reason,
-    and the failures' and errors' messages that say an import failed (what the environment lacks). Raises
+    is a dict it receives ``{"skipped": {node id: reason}, "errors": {node id: message}, "failures": {node id:
+    text}}``: every skip reason, the failures' and errors' messages that say an import failed (what the
+    environment lacks), and each failed test's message and traceback head (``MAX_FAILURE_DETAILS`` of them). Raises
     ``ValueError`` when the text is not JUnit XML.
     """
     try:
@@ -171,6 +172,9 @@ def parse_junit(xml_text, workspace=None, messages=None, notes=None):
     return outcomes, sorted(set(collection_errors))
 
 
+MAX_FAILURE_DETAILS = 300  # failed tests whose message and first frame a run reports (the instruction's evidence)
+
+
 def _note(notes, node_id, element, outcome):
     if element is None:
         return
@@ -180,8 +184,12 @@ def _note(notes, node_id, element, outcome):
         if "Skipped: " in text:  # ('path', line, "Skipped: reason")
             text = text.split("Skipped: ", 1)[1].rstrip("\"') ")
         notes.setdefault("skipped", {})[node_id] = text[:300]
-    elif "No module named" in text or "could not import" in text or "ImportError" in text:
-        notes.setdefault("errors", {})[node_id] = _last_error_line(text)
+    else:
+        if "No module named" in text or "could not import" in text or "ImportError" in text:
+            notes.setdefault("errors", {})[node_id] = _last_error_line(text)
+        failures = notes.setdefault("failures", {})
+        if len(failures) < MAX_FAILURE_DETAILS:  # what a user would see: the message and the failing frame
+            failures[node_id] = ("%s\n%s" % (element.get("message") or "", element.text or ""))[:1500]
 
 
 def _last_error_line(text):
@@ -788,6 +796,7 @@ def cmd_run(args):
     shutil.rmtree(folder, ignore_errors=True)
     result = {"outcomes": outcomes, "collection_errors": errors, "collection_messages": messages,
               "skip_messages": notes.get("skipped", {}), "error_messages": notes.get("errors", {}),
+              "failure_details": notes.get("failures", {}),
               "exit_code": code, "seconds": seconds, "log_tail": tail}
     _write_atomic(args.results, json.dumps(result))
     sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds}))

@@ -9,7 +9,7 @@ Rules (each finding names its rule and the character span it covers):
 - ``sha``: a hexadecimal word of 7-40 characters with a digit and a letter (a commit id).
 - ``issue_ref``: ``#N``, ``owner/repo#N`` or ``GH-N``.
 - ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation) that also stands in an
-  added line of the gold patch: the fix itself, copied.
+  added line of the gold patch (the fix itself, copied) or of the test patch (the grading tests, copied).
 
 ``audit`` lists findings; ``remove_findings`` cuts them out (the deterministic path's remedy).
 """
@@ -42,13 +42,15 @@ class Finding:
 @dataclass(frozen=True)
 class AuditContext:
     """What must not leak: grading test ids (``path::name``), hidden test paths, the added lines of the gold
-    patch, the repository's web address (``https://github.com/owner/name``, or None), and the n-gram length."""
+    patch and of the test patch, the repository's web address (``https://github.com/owner/name``, or None),
+    and the n-gram length."""
 
     test_ids: Sequence[str] = ()
     hidden_paths: Sequence[str] = ()
     gold_added_lines: Sequence[str] = ()
     web_url: str | None = None
     ngram: int = DEFAULT_NGRAM
+    test_added_lines: Sequence[str] = ()
 
 
 def added_lines(patch: str) -> list[str]:
@@ -70,7 +72,7 @@ def _word_spans(text: str, word: str, rule: str) -> list[Finding]:
 
 def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
     grams: set[tuple[str, ...]] = set()
-    for line in ctx.gold_added_lines:
+    for line in list(ctx.gold_added_lines) + list(ctx.test_added_lines):
         grams |= _ngrams(_TOKEN.findall(line), ctx.ngram)
     if not grams:
         return []

@@ -23,7 +23,19 @@ _GH_URL = (r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+/"
            r"(?:issues|pull|commit|commits|compare|discussions)\b" + _TAIL)
 _GL_URL = (r"https?://(?:www\.)?gitlab\.com/[\w.-]+(?:/[\w.-]+)+?/(?:-/)?"
            r"(?:issues|merge_requests|commit|commits|compare)\b" + _TAIL)
-_URL = f"(?:{_GH_URL}|{_GL_URL})"
+# Any URL on a code-hosting or link-shortening host (where the fix, the PR or the tests live, or a redirect to
+# them), and any URL whose path has the shape of a pull request, an issue, a commit or a bug tracker entry.
+_CODE_HOSTS = (r"(?:[\w-]+\.)*(?:github\.com|githubusercontent\.com|gitlab\.com|"
+               r"gitlab\.[\w.-]+|bitbucket\.org|codeberg\.org|sr\.ht|gitee\.com|gitea\.[\w.-]+|"
+               r"git\.[\w.-]+|sourceforge\.net|launchpad\.net|bit\.ly|t\.co|tinyurl\.com|goo\.gl|ow\.ly|is\.gd|"
+               r"buff\.ly|lnkd\.in|rb\.gy|shorturl\.at)")
+# (GitHub's own documentation sites are documentation, not code hosting.)
+_HOST_URL = (r"https?://(?!(?:docs|github|guides|help|education|skills)\.github\.com)" + _CODE_HOSTS
+             + r"(?=[/:?#\s]|$)" + _TAIL)
+_SHAPED_URL = (r"https?://[\w.-]+(?::\d+)?/(?:[^\s<>()\[\]\"'`]*/)?"
+               r"(?:pulls?|issues?|commits?|merge_requests|compare|changeset|bugs?|tickets?|show_bug\.cgi|-)\d*"
+               r"(?=[/?#=\s<>()\[\]\"'`.,;:!]|$)(?:[/?#=][^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?])?")
+_URL = f"(?:{_GH_URL}|{_GL_URL}|{_HOST_URL}|{_SHAPED_URL})"
 _XREPO = r"(?<![\w/])[\w.-]+/[\w.-]+#\d+\b"      # owner/repo#123
 _HASHREF = r"(?<![\w&#/])#\d+\b"                 # #123 (not &#123; entities)
 _GHREF = r"(?<![\w-])gh-\d+\b"                    # GH-123 / gh-123
@@ -40,9 +52,14 @@ REFERENCES = _REFS  # issue/PR/commit URLs on GitHub/GitLab, owner/repo#N, #N, G
 # '#' excluded so CSS colours are not mistaken for SHAs.
 _SHA = re.compile(r"(?<![\w#])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 SHA = _SHA
+# Any hex word of 7-40 characters (upper case too) after a word that introduces a commit.
+_SHA_AFTER = re.compile(r"(\b(?:commit|commits|from|see|cherry-picked|cherry picked|in|revert|reverts|reverted|"
+                        r"at|since|of)\s+)[0-9a-fA-F]{7,40}\b", re.I)
 _REMOVERS = (_CLOSING, _SQUASH, _REFS, _SHA)
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# Collapsible blocks: bots' reports, release notes, dependency changelogs.
+_DETAILS = re.compile(r"<details\b.*?(?:</details\s*>|\Z)", re.S | re.I)
 # A fenced diff/patch block in a PR body is the fix itself.
 _DIFF_FENCE = re.compile(r"^(```|~~~)[ \t]*(diff|patch|udiff)\b.*?^\1[ \t]*$\n?", re.S | re.M | re.I)
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|"
@@ -69,7 +86,8 @@ FILLER = frozenset("""
 see and or also for context part of follow up follow-up to related ref refs
 upstream fix the in this at by with a an is was via from per as discussed
 mentioned reported cc issue issues pr prs pull request commit commits here
-fixes fixed closes closed resolves resolved
+fixes fixed closes closed resolves resolved details more info information background discussion thread
+link below above original cherry-picked cherry picked backport backported backports ported too
 """.split())
 _FILLER_GROUP = re.compile(
     r"[(\[<]\s*(?:(?:%s)\b[\s,;:]*)*[)\]>]" % "|".join(
@@ -154,6 +172,18 @@ def _leaks_test(line: str, paths: set[str], names: set[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", line, re.I) for n in names)
 
 
+def _without_test_sentences(line: str, paths: set[str], names: set[str]) -> str | None:
+    """``line`` without the sentences that name a grading test (the rest of the line and paragraph stays);
+    None when nothing is left."""
+    if not _leaks_test(line, paths, names):
+        return line
+    parts = _SENTENCE_SPLIT.split(line)
+    kept = [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)
+            if not _leaks_test(parts[i], paths, names)]
+    text = "".join(kept).rstrip()
+    return text if text.strip() else None
+
+
 # --- sentence-level reference removal -------------------------------------------
 
 def _clean_sentence(s: str) -> str:
@@ -179,6 +209,8 @@ def _strip_refs_line(line: str) -> str | None:
         for pat in _REMOVERS:
             sent, n = pat.subn("", sent)
             changed = changed or n > 0
+        sent, n = _SHA_AFTER.subn(r"\1", sent)  # the word stays ("from"), the hex word goes
+        changed = changed or n > 0
         if changed:
             sent = _clean_sentence(sent)
         if sent.strip():  # a dropped sentence takes its separator with it
@@ -210,25 +242,27 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     (Signed-off-by, Co-authored-by, ..., Change-Id), horizontal rules and task
     list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
     bare label titled tests added / test plan / testing / checklist / ...)
-    removed; lines naming a grading test (pytest node id `path::Class::func[p]`:
-    its path, file name, class and function names) or a `hidden_paths` entry
-    or a `pytest -k` / `pytest tests/...` command removed; then per sentence:
-    markdown links to issue/PR/commit URLs reduced to their text, closing
+    removed; `<details>` blocks removed; sentences naming a grading test (pytest node id
+    `path::Class::func[p]`: its path, file name, class and function names) or a `hidden_paths` entry
+    or a `pytest -k` / `pytest tests/...` command removed (the rest of their line stays); then per sentence:
+    markdown links to such URLs reduced to their text, closing
     keywords with their reference, ` (#N)` squash suffixes, `#N`,
-    `owner/repo#N`, `GH-N`, GitHub/GitLab issue/PR/commit/compare/discussion
-    URLs and lowercase hex SHAs (7-40 chars, digit and letter) removed. A
+    `owner/repo#N`, `GH-N`, any URL on a code-hosting or link-shortening host or whose path has the shape of
+    a pull request, issue, commit or bug, lowercase hex SHAs (7-40 chars, digit and letter) and any hex word
+    of 7-40 characters after commit/from/see/cherry-picked/... removed. A
     sentence that lost a reference and holds only filler words is dropped,
     otherwise spacing/empty brackets are tidied. Lines that became empty are
     removed, blank runs collapse to one, leading/trailing blank lines go.
     Untouched lines are kept exactly.
     """
     text = _HTML_COMMENT.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _DETAILS.sub("", text)
     text = _DIFF_FENCE.sub("", text)
     lines = [ln for ln in text.split("\n")
              if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln))]
     lines = _drop_sections(lines)
     paths, names = grading_test_needles(test_ids, hidden_paths)
-    lines = [ln for ln in lines if not _leaks_test(ln, paths, names)]
+    lines = [kept for ln in lines if (kept := _without_test_sentences(ln, paths, names)) is not None]
     stripped = [s for s in map(_strip_refs_line, lines) if s is not None]
     return "\n".join(_collapse_blank_lines(stripped)).strip("\n")
 

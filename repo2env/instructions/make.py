@@ -2,13 +2,14 @@
 
 Flow (``make_instruction``):
 
-1. The deterministic text: the title and body with leaks stripped (``leak_strip.build_instruction``).
+1. The deterministic text: the title and body with leaks stripped (``leak_strip.build_instruction``), then the
+   behaviour the grading tests observed before the fix (``observed.section``), when there is any.
 2. With a synthesizer (``--llm``), the model rewrites it as an issue-style problem statement. A reply that fails
    the leak audit is re-asked once with the finding; if it fails again, or the call fails, or the budget is spent,
    the deterministic text is used.
 3. The deterministic text is audited too; a finding loses its span (``leak_audit.remove_findings``).
-4. Under the quality floor (``leak_strip.is_too_thin``) there is no instruction: the candidate is skipped with
-   ``instruction_too_thin``.
+4. Under the quality floor (``leak_strip.is_too_thin``, applied to the whole text) there is no instruction: the
+   candidate is skipped with ``instruction_too_thin``. A bare title with a clear failing behaviour passes.
 
 What happened is returned as records for ``[metadata.repo2env]`` (``leak_audit`` and ``synthesis``).
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from repo2env.core.metadata import LeakAuditRecord, SynthesisRecord
+from repo2env.instructions import observed
 from repo2env.instructions.leak_audit import AuditContext, Finding, audit, remove_findings, rules_fired
 from repo2env.instructions.leak_strip import build_instruction, is_too_thin
 from repo2env.instructions.synthesis import SynthesisInput, Synthesizer
@@ -49,10 +51,12 @@ def _describe(findings) -> str:
     return shown + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
 
 
-def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer):
+def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer, observed_sentences=()):
     """(text or None, SynthesisRecord, every finding of the audit along the way)."""
     title, _, body = deterministic.partition("\n")
-    material = SynthesisInput(title=title.lstrip("# ").strip(), body=body.strip(), symbols=tuple(symbols))
+    body = body.split("## Observed behaviour", 1)[0]  # the model gets the evidence on its own
+    material = SynthesisInput(title=title.lstrip("# ").strip(), body=body.strip(), symbols=tuple(symbols),
+                              observed=tuple(observed_sentences))
     record = SynthesisRecord(model=synthesizer.config.name, outcome="failed")
     seen: list[Finding] = []
     finding = None
@@ -78,14 +82,19 @@ def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Syn
 
 
 def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
-                     synthesizer: Synthesizer | None = None) -> Instruction:
+                     synthesizer: Synthesizer | None = None, observed_sentences=()) -> Instruction:
     """The instruction for a change described by ``title``/``body``; ``ctx`` says what must not leak, ``symbols``
-    are the public names the gold patch touches (shown to the model only)."""
+    are the public names the gold patch touches (shown to the model only), ``observed_sentences`` what the
+    grading tests saw before the fix (``observed.observed_behaviour``; shown to the model and, without one,
+    appended as the "Observed behaviour" section)."""
     deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths)
+    extra = observed.section(list(observed_sentences))
+    if extra:
+        deterministic = deterministic.rstrip("\n") + "\n\n" + extra
     synthesis = None
     seen: list[Finding] = []
     if synthesizer is not None:
-        text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer)
+        text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer, observed_sentences)
         if text is not None:
             action = "none" if synthesis.outcome == "used" else "reasked"
             record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action)

@@ -14,7 +14,7 @@ the grader (``record_environment``). A third-party package adds one in its own `
 Optional, for environments across history (``environment.ladder``; a language without them gets one rung, its
 ``install_recipe``): ``recipe_rungs`` (the fallback ladder's plans and the key of the files that decide them),
 ``install_recipe(..., plan)``, ``recipe_feedback`` (a plan with what the runs said was missing),
-``parse_messages`` (skip reasons and import errors from the structured results), ``setup_files`` and
+``parse_messages`` (skip reasons, import errors and failure details from the structured results), ``setup_files`` and
 ``plan_from_proposal`` (the setup agent's view and its checked proposal).
 
 Only the languages asked about are imported. ``python`` is built in and is the fallback when no language

@@ -31,8 +31,8 @@ from repo2env.environment.testrun import PatchDoesNotApply, run_tests
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
-from repo2env.instructions.leak_strip import build_instruction, is_too_thin
 from repo2env.instructions.make import make_instruction
+from repo2env.instructions.observed import Evidence, observed_behaviour
 from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, title_of, write_task, write_test_sh
 
 RUN_TIMEOUT_SEC = 1800
@@ -158,10 +158,22 @@ def stable_timeout(seconds: float, *, floor: int, step: int = 300) -> float:
 
 
 def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
-    """What the instruction must not leak: the grading tests, the hidden test files, the gold patch's lines."""
+    """What the instruction must not leak: the grading tests, the hidden test files, the lines the gold patch
+    and the test patch add."""
     return AuditContext(test_ids=list(selection.fail_to_pass + selection.pass_to_pass),
                         hidden_paths=list(spec.split.test_files), gold_added_lines=added_lines(spec.split.gold_patch),
-                        web_url=spec.repo.web_url)
+                        web_url=spec.repo.web_url, test_added_lines=added_lines(spec.split.test_patch))
+
+
+def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
+    """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
+    messages and traceback heads, the import errors of their files, and the test files at the head commit."""
+    failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
+    errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
+    sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in spec.split.test_files
+               if p.endswith(".py") and p not in spec.split.test_files_deleted}
+    return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
+                    test_sources=sources)
 
 
 def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
@@ -227,9 +239,7 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     errors raise. The environment comes from the fallback ladder (``environment.ladder``): a rung whose install
     fails or whose tests cannot run is followed by the next, and a first run that says a test dependency is
     missing is run once more with it (the feedback loop)."""
-    hidden = list(spec.split.test_files)
-    if ctx.synthesizer is None and is_too_thin(build_instruction(spec.title, spec.body, hidden_paths=hidden)):
-        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
+    # No early thin-text skip: the behaviour the tests observe before the fix can make a bare title a task.
     language, _ = languages.for_commit(spec.repo.path, spec.base_commit)
     search = EnvironmentSearch(ctx, language, spec.repo, spec.base_commit)
     kept: _Ran | None = None  # a rung that ran, while the feedback rung runs
@@ -347,9 +357,12 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     ctx.report("instruction")
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=touched_symbols(
-        spec.split.gold_patch), synthesizer=ctx.synthesizer)
+        spec.split.gold_patch), synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(
+        evidence(spec, selection, before)))
     if made.too_thin:  # stripping the grading tests' names can leave too little
-        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed")
+        return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed, "
+                                                      "and the tests' failures before the fix say nothing a user "
+                                                      "would report")
     instruction = made.text.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed

@@ -444,3 +444,56 @@ def build_env_repo(path: Path, kind: str) -> Path:
     """The ``ENV_REPOS[kind]`` repository at ``path``: a base commit and one merged PR (#1) with the fix."""
     base, fix, date, message = ENV_REPOS[kind]
     return merged_pr_repo(path, base, fix, message, date)
+
+
+# --- pull requests whose text is a bare title ---------------------------------------------------------------------
+# ``build_bare_title_repo(path)``: three merged PRs titled in three or four words and nothing else; what each fix
+# changes shows only in its tests' failures before the fix (a wrong value, an exception, a missing name).
+_UNITS = '''\
+def to_bytes(size):
+    number, unit = size.split()
+    return int(number) * {"kB": 1000, "MB": 1000 ** 2}[unit]
+
+
+def ratio(part, whole):
+    return part / whole
+'''
+_UNITS_TESTS = '''\
+from units import ratio, to_bytes
+
+
+def test_kilobytes():
+    assert to_bytes("2 kB") == 2000
+'''
+
+
+def build_bare_title_repo(path: Path) -> Path:
+    """The ``units`` package with three bare-title PRs (#1 a wrong value, #2 an exception, #3 a missing name)."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "--initial-branch=main")
+    date = "2025-02-02T00:00:00Z"
+    commit_files(path, "init", {"pyproject.toml": setuptools_pyproject("units"), "units/__init__.py": _UNITS,
+                                "tests/test_units.py": _UNITS_TESTS}, date=date)
+    fixes = [  # (title, file -> (old, new) replaced in the file as main has it then)
+        ("Mebibyte sizes", {"units/__init__.py": ('"MB": 1000 ** 2', '"MB": 1000 ** 2, "MiB": 1024 ** 2'),
+                            "tests/test_units.py": ("", '\n\ndef test_mebibytes():\n'
+                                                        '    assert to_bytes("3 MiB") == 3 * 1024 ** 2\n')}),
+        ("Zero whole", {"units/__init__.py": ("    return part / whole", "    return part / whole if whole else 0.0"),
+                        "tests/test_units.py": ("", "\n\ndef test_ratio_of_nothing():\n"
+                                                    "    assert ratio(1, 0) == 0.0\n")}),
+        ("Add percent", {"units/__init__.py": ("", "\n\ndef percent(part, whole):\n"
+                                                   "    return round(100 * ratio(part, whole))\n"),
+                         "tests/test_percent.py": ("", "from units import percent\n\n\ndef test_percent_rounds():\n"
+                                                       "    assert percent(1, 3) == 33\n")}),
+    ]
+    for number, (title, edits) in enumerate(fixes, start=1):
+        git(path, "checkout", "-q", "-b", f"fix{number}")
+        files = {}
+        for rel, (old, new) in edits.items():
+            text = (path / rel).read_text() if (path / rel).exists() else ""
+            files[rel] = text.replace(old, new) if old else text + new
+        commit_files(path, title, files, date=date)
+        git(path, "checkout", "-q", "main")
+        git(path, "merge", "-q", "--no-ff", f"fix{number}", "-m", f"Merge pull request #{number} from a/fix{number}"
+            f"\n\n{title}", env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+    return path

@@ -13,6 +13,10 @@ _LOCAL = Path(__file__).resolve().parents[1] / "data" / "leaks.jsonl"
 CASES_FILE = _SHARED if _SHARED.is_file() else _LOCAL
 CASES = [json.loads(line) for line in CASES_FILE.read_text(encoding="utf-8").splitlines()
          if line.strip()]
+# Our own cases, one per leak class (issue 19): other forges and shorteners, tracker-shaped paths, <details>
+# blocks, hex words after "commit"/"from", a sentence naming a grading test (its paragraph stays).
+CLASS_CASES = [json.loads(line) for line in (_LOCAL.parent / "leak_classes.jsonl").read_text(
+    encoding="utf-8").splitlines() if line.strip()]
 
 
 def _function_names(test_ids):
@@ -20,7 +24,7 @@ def _function_names(test_ids):
         yield tid.split("::")[-1].split("[")[0]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize("case", CASES + CLASS_CASES, ids=[c["id"] for c in CASES + CLASS_CASES])
 def test_leak_case(case):
     test_ids = case.get("test_ids", [])
     out = build_instruction(case["title"], case["body"], test_ids=test_ids)

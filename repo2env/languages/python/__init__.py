@@ -68,10 +68,11 @@ class PythonLanguage:
         """The files that decide the recipe at ``commit`` (path -> text), for the setup agent to read."""
         return dict(recipe.project_files(str(repo_path), commit).texts)
 
-    def parse_messages(self, text: str) -> tuple[dict[str, str], dict[str, str]]:
-        """``verifier.py run``'s skip reasons and import-error messages (node id -> message)."""
+    def parse_messages(self, text: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """``verifier.py run``'s skip reasons, import-error messages and failure details (node id -> text)."""
         data = json.loads(text)
-        return dict(data.get("skip_messages") or {}), dict(data.get("error_messages") or {})
+        return (dict(data.get("skip_messages") or {}), dict(data.get("error_messages") or {}),
+                dict(data.get("failure_details") or {}))
 
     def grader_files(self) -> dict[str, bytes]:
         """``verifier.py`` (the runtime grader) and ``env_guard.py`` beside it."""
