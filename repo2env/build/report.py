@@ -34,7 +34,7 @@ def build_report(out: Path) -> dict:
         sources = state.sources(latest["build_id"]) if latest else []
     groups: dict = defaultdict(lambda: {"candidates": 0, "verified": 0, "rejected": Counter(), "skipped": Counter(),
                                         "errors": 0, "wall_seconds": 0.0, "test_seconds": 0.0, "env_ok": 0,
-                                        "env_tried": 0, "env_failures": Counter()})
+                                        "env_tried": 0, "env_failures": Counter(), "instructions": []})
     per_task = []
     for row in rows:
         g = groups[(row["repo"], row["pipeline"])]
@@ -48,6 +48,8 @@ def build_report(out: Path) -> dict:
         g["test_seconds"] += row["test_seconds"] or 0.0
         if row["status"] == "verified":
             g["verified"] += 1
+            if row.get("instruction"):
+                g["instructions"].append(json.loads(row["instruction"]))
             per_task.append({"task": f"{row['pipeline']}/{row['task_id']}", "seconds": row["seconds"] or 0.0})
         elif row["status"] == "rejected":
             g["rejected"][row["reason"]] += 1
@@ -60,6 +62,8 @@ def build_report(out: Path) -> dict:
     before = finished[-2]["tasks"] if len(finished) > 1 else {}
     diff = {"added": sorted(set(now) - set(before)), "removed": sorted(set(before) - set(now)),
             "changed": sorted(t for t in set(now) & set(before) if now[t] != before[t])}
+    for g in groups.values():
+        g["instructions"] = instruction_counts(g.pop("instructions"))
     return {
         "build": latest, "previous_build": finished[-2]["build_id"] if len(finished) > 1 else None,
         "sources": sources,
@@ -72,6 +76,18 @@ def build_report(out: Path) -> dict:
         "totals": {"candidates": len(rows), "verified": sum(g["verified"] for g in groups.values()),
                    "container_test_seconds": round(sum(g["test_seconds"] for g in groups.values()), 3)},
     }
+
+
+def instruction_counts(rows: list[dict]) -> dict:
+    """``{"tasks", "median_words", "input", "behaviour", "expectation", "observed"}`` over verified tasks'
+    instruction records (``instructions.actionability``)."""
+    words = sorted(r.get("words") or 0 for r in rows)
+    median = (words[len(words) // 2] if len(words) % 2 else (words[len(words) // 2 - 1] + words[len(words) // 2]) / 2
+              ) if words else 0
+    out = {"tasks": len(rows), "median_words": median, "observed": sum(1 for r in rows if r.get("observed"))}
+    out.update({part: sum(part in (r.get("states") or []) for r in rows) for part in ("input", "behaviour",
+                                                                                    "expectation")})
+    return out
 
 
 def env_cause(reason: str | None, detail: str | None) -> str:
@@ -234,13 +250,22 @@ def _diff(report: dict) -> str:
     return "".join(parts)
 
 
+def _instructions_cell(counts: dict) -> str:
+    n = counts.get("tasks", 0)
+    if not n:
+        return ""
+    return (f"{counts['median_words']:g} words; {counts['input']} / {counts['behaviour']} / {counts['expectation']} "
+            f"of {n}")
+
+
 def render_html(report: dict) -> str:
     """The static HTML page of ``report`` (no scripts, no network; every text from the data is escaped)."""
     esc = html.escape
     build = report["build"] or {}
     head = ("<tr><th>repository</th><th>pipeline</th><th>candidates</th><th>verified</th><th>yield</th>"
             "<th>skipped (by reason)</th><th>failed controls</th><th>errors</th><th>wall s</th><th>test s</th>"
-            "<th>environments</th><th>top environment failures</th></tr>")
+            "<th>environments</th><th>top environment failures</th><th>instructions (median words; input / "
+            "behaviour / expectation stated)</th></tr>")
     num = '<td class="n">'
     body = "".join(
         f"<tr><td>{esc(g['repo'])}</td><td>{esc(g['pipeline'])}</td>{num}{g['candidates']}</td>"
@@ -249,7 +274,8 @@ def render_html(report: dict) -> str:
         f"<td>{esc(', '.join(f'{k} {v}' for k, v in sorted(g['rejected'].items())))}</td>{num}{g['errors']}</td>"
         f"{num}{g['wall_seconds']:.0f}</td>{num}{g['test_seconds']:.0f}</td>"
         f"{num}{g['env_ok']} of {g['env_tried']}</td>"
-        f"<td>{esc('; '.join(f'{k} ({v})' for k, v in Counter(g['env_failures']).most_common(3)))}</td></tr>"
+        f"<td>{esc('; '.join(f'{k} ({v})' for k, v in Counter(g['env_failures']).most_common(3)))}</td>"
+        f"<td>{esc(_instructions_cell(g['instructions']))}</td></tr>"
         for g in report["groups"])
     failed = [s for s in report["sources"] if s["status"] != "ok"]
     sources_html = "".join(f"<li>{esc(s['repo'])} ({esc(s['pipeline'])}): {esc(s['detail'] or '')}</li>"

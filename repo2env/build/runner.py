@@ -197,7 +197,8 @@ def _row(unit: Unit, got: CandidateOutcome, build_id: str) -> dict:
     return {"repo": unit.repo, "pipeline": unit.pipeline, "key": unit.key, "fingerprint": unit.fingerprint,
             "task_id": got.task_id, "status": got.status, "reason": got.reason, "detail": got.detail,
             "bundle_hash": got.bundle_hash, "seconds": got.seconds, "test_seconds": got.test_seconds,
-            "build_id": build_id, "environment": got.environment}
+            "build_id": build_id, "environment": got.environment,
+            "instruction": json.dumps(got.instruction, sort_keys=True) if got.instruction else None}
 
 
 def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None = None, executor: str = "local",

@@ -4,7 +4,8 @@ Tables:
 
 * ``candidates``: one row per (repo, pipeline, key) — the candidate's input ``fingerprint`` and its last outcome
   (``status`` verified / rejected / skipped / error, ``reason``, ``detail``, ``task_id``, ``bundle_hash``,
-  ``seconds``, ``test_seconds``, ``build_id``, ``environment`` ok / failed / NULL when none was tried).
+  ``seconds``, ``test_seconds``, ``build_id``, ``environment`` ok / failed / NULL when none was tried,
+  ``instruction`` JSON ``{"words", "states", "observed"}`` of the instruction made).
 * ``environments``: the environment memory (``environment.memory``). A row is written in one transaction after the bundle is in place,
   so a killed build loses at most the candidates that were running; they run again and publish the same bundle.
 * ``sources``: per (repo, pipeline) and build, whether planning worked (``ok`` or the error).
@@ -23,7 +24,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS candidates (
   repo TEXT NOT NULL, pipeline TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   task_id TEXT, status TEXT NOT NULL, reason TEXT, detail TEXT, bundle_hash TEXT,
-  seconds REAL, test_seconds REAL, build_id TEXT, updated_at TEXT, environment TEXT,
+  seconds REAL, test_seconds REAL, build_id TEXT, updated_at TEXT, environment TEXT, instruction TEXT,
   PRIMARY KEY (repo, pipeline, key));
 CREATE TABLE IF NOT EXISTS sources (
   build_id TEXT NOT NULL, repo TEXT NOT NULL, pipeline TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,
@@ -35,7 +36,7 @@ CREATE TABLE IF NOT EXISTS builds (
 STATE_FILE = "state.sqlite"  # the state database's name in a dataset folder
 FINAL = ("verified", "rejected", "skipped")  # outcomes a re-run keeps; errors are tried again
 COLUMNS = ("repo", "pipeline", "key", "fingerprint", "task_id", "status", "reason", "detail", "bundle_hash",
-           "seconds", "test_seconds", "build_id", "updated_at", "environment")
+           "seconds", "test_seconds", "build_id", "updated_at", "environment", "instruction")
 
 
 def _now() -> str:
@@ -53,8 +54,9 @@ class State:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
             have = {row[1] for row in self.db.execute("PRAGMA table_info(candidates)")}
-            if "environment" not in have:  # a database of an older repo2rlenv
-                self.db.execute("ALTER TABLE candidates ADD COLUMN environment TEXT")
+            for column in ("environment", "instruction"):  # a database of an older repo2rlenv
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE candidates ADD COLUMN {column} TEXT")
             self.db.execute(f"SELECT {','.join(COLUMNS)} FROM candidates LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             raise InputError(f"{path}: not a repo2rlenv state database ({exc}); move it aside to start the "

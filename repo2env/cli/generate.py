@@ -2,6 +2,7 @@
 and the run summary."""
 
 
+import statistics
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,6 +109,16 @@ def _setup_llm_config(spec: str | None, budget: float | None) -> LlmConfig | Non
     return LlmConfig(provider=provider, model=model, max_tokens=1024, budget_usd=budget)
 
 
+def instruction_figures(rows: list[dict]) -> str:
+    """One line on the verified tasks' instructions: median words, how many state an input, what happens,
+    what should happen, and how many carry observed behaviour."""
+    n = len(rows)
+    count = {part: sum(part in (r.get("states") or []) for r in rows) for part in ("input", "behaviour", "expectation")}
+    return (f"median {statistics.median(r.get('words') or 0 for r in rows):.0f} words; state an input {count['input']}"
+            f"/{n}, what happens {count['behaviour']}/{n}, what should happen {count['expectation']}/{n}; "
+            f"observed behaviour in {sum(1 for r in rows if r.get('observed'))}/{n}")
+
+
 def _print_summary(summary: Summary, out: Path) -> None:
     table = Table(title=f"repo2rlenv generate: {summary.repo}", show_header=False)
     table.add_row("candidates examined", str(summary.candidates))
@@ -125,6 +136,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
         table.add_row("LLM synthesis", summary.llm_usage)
     if summary.setup_llm_usage:
         table.add_row("setup agent", summary.setup_llm_usage)
+    if summary.instructions:
+        table.add_row("instructions", instruction_figures(summary.instructions))
     if summary.environments:
         tried = sum(summary.environments.values())
         table.add_row("environments", f"{summary.environments['ok']} of {tried} base commits built and ran the tests")
@@ -185,6 +198,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
 @click.option("--setup-llm", help="When every rung of the environment ladder fails, ask this model for the next "
               "recipe, e.g. anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
 @click.option("--setup-llm-budget-usd", type=click.FloatRange(min=0), help="Stop asking once this much is spent.")
+@click.option("--min-actionability", type=click.IntRange(0, 3), default=0, show_default=True,
+              help="Skip a task whose instruction states fewer of: an input, what happens, what should happen.")
 @click.option("--setup-llm-attempts", type=click.IntRange(min=1), default=2, show_default=True,
               help="Proposals asked for per base commit.")
 def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch,
@@ -192,7 +207,7 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
                  runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
                  include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
                  llm_max_tokens, llm_timeout, llm_retries, llm_price, setup_llm, setup_llm_budget_usd,
-                 setup_llm_attempts) -> None:
+                 min_actionability, setup_llm_attempts) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -214,7 +229,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
                              exclude_labels=tuple(exclude_labels)),
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
         format=bundle_format, probes=not no_probes,
-        setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts)
+        setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts,
+        min_actionability=min_actionability)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)

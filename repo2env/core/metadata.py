@@ -146,6 +146,12 @@ class LeakAuditRecord(_Table):
     source: Literal["deterministic", "synthesized"]
     rules_fired: list[str] = Field(default_factory=list)
     action: Literal["none", "spans_removed", "reasked", "fell_back"] = "none"
+    states: list[Literal["input", "behaviour", "expectation"]] | None = Field(
+        default=None, description="What the instruction states (instructions/actionability.py): an input, what "
+        "happens, what should happen")
+    words: int | None = Field(default=None, description="Words in the instruction (the grader's rules excluded)")
+    observed: int | None = Field(default=None, description="Sentences of observed behaviour it carries (derived "
+                                 "from the grading tests' failures before the fix)")
 
 
 class SynthesisRecord(_Table):

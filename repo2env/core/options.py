@@ -37,7 +37,9 @@ class GenerateOptions:
     the adversarial probes (``repo2env/checks/probes.py``) on every task that passed its controls;
     ``env_memory``: the SQLite file of the environment memory (``environment.memory``; None: ``env-memory.sqlite``
     in the cache folder; a build passes its state database); ``setup_llm``: a ``core.llm.LlmConfig`` for the setup
-    agent (``--setup-llm``), None for none; ``setup_llm_attempts`` its proposals per base commit."""
+    agent (``--setup-llm``), None for none; ``setup_llm_attempts`` its proposals per base commit;
+    ``min_actionability`` (0-3): how many of an input, what happens and what should happen an instruction must
+    state (``instructions.actionability``), else the candidate is skipped."""
 
     out: Path
     limit: int | None = None
@@ -61,6 +63,7 @@ class GenerateOptions:
     env_memory: Path | None = None
     setup_llm: Any = None
     setup_llm_attempts: int = 2
+    min_actionability: int = 0
 
 
 @dataclass
@@ -76,3 +79,4 @@ class BuildContext:
     env_memory: Any = None
     setup_agent: Any = None
     environment: str | None = None  # set by the ladder: "ok" (an image built and ran the tests) or "failed"
+    instruction: dict | None = None  # set with the instruction: {"words": n, "states": [...], "observed": n}

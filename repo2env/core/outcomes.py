@@ -38,6 +38,7 @@ class SkipReason(StrEnum):
     SUBMODULE_MISSING = "submodule_missing"
     TEST_ENVIRONMENT_BROKEN = "test_environment_broken"
     INSTRUCTION_TOO_THIN = "instruction_too_thin"
+    INSTRUCTION_NOT_ACTIONABLE = "instruction_not_actionable"
     ORACLE_FAILED = "oracle_failed"
     NOP_FAILED = "nop_failed"
     CONTROL_ERROR = "control_error"
@@ -78,6 +79,8 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.SUBMODULE_MISSING: "the tests need a submodule the source clone has not initialised (run `git "
                                    "submodule update --init` there)",
     SkipReason.INSTRUCTION_TOO_THIN: "after leak stripping the instruction is too short to act on",
+    SkipReason.INSTRUCTION_NOT_ACTIONABLE: "the instruction states fewer of an input, what happens and what should "
+                                           "happen than --min-actionability asks",
     SkipReason.ORACLE_FAILED: "the reference solution did not score 1.0",
     SkipReason.NOP_FAILED: "doing nothing did not score 0.0",
     SkipReason.CONTROL_ERROR: "a control run could not be executed",

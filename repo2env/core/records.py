@@ -179,6 +179,7 @@ class LedgerEntry(Record):
     seconds: float
     recorded_at: datetime
     environment: Literal["ok", "failed"] | None = None  # the ladder's verdict; None: no environment was tried
+    instruction: dict | None = None  # {"words", "states", "observed"} of a task that got an instruction
 
 
 class RepoEnvConfig(Record):
@@ -251,3 +252,4 @@ class CandidateOutcome:
     seconds: float = 0.0
     test_seconds: float = 0.0
     environment: str | None = None  # "ok" / "failed" (``BuildContext.environment``); None: not tried
+    instruction: dict | None = None  # ``BuildContext.instruction``

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from repo2env.core.metadata import LeakAuditRecord, SynthesisRecord
-from repo2env.instructions import observed
+from repo2env.instructions import actionability, observed
 from repo2env.instructions.leak_audit import AuditContext, Finding, audit, remove_findings, rules_fired
 from repo2env.instructions.leak_strip import build_instruction, is_too_thin
 from repo2env.instructions.synthesis import SynthesisInput, Synthesizer
@@ -97,11 +97,18 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
         text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer, observed_sentences)
         if text is not None:
             action = "none" if synthesis.outcome == "used" else "reasked"
-            record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action)
+            record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action,
+                                     **_quality(text, 0))
             return Instruction(text, "synthesized", record, synthesis)
     findings = audit(deterministic, ctx)
     text = remove_findings(deterministic, findings) if findings else deterministic
     seen += findings
     action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
-    record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action)
+    record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action,
+                             **_quality(text, len(observed_sentences) if extra else 0))
     return Instruction(text, "deterministic", record, synthesis, too_thin=is_too_thin(text))
+
+
+def _quality(text: str, observed_count: int) -> dict:
+    """``LeakAuditRecord``'s ``states``/``words``/``observed`` for the instruction ``text``."""
+    return {"states": actionability.stated(text), "words": actionability.words(text), "observed": observed_count}

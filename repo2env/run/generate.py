@@ -79,6 +79,7 @@ class Summary:
     llm_usage: str | None = None
     setup_llm_usage: str | None = None
     environments: Counter = field(default_factory=Counter)  # "ok" / "failed" -> base commits
+    instructions: list = field(default_factory=list)  # {"words", "states", "observed"} per verified task
     empty_hint: str | None = None
 
 
@@ -242,7 +243,7 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
         raise
     except (R2EError, docker.errors.DockerException) as exc:
         outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
-    outcome.environment = ctx.environment
+    outcome.environment, outcome.instruction = ctx.environment, ctx.instruction
     if outcome.status != "verified":
         _drop_stale(options.out, task_id)
     outcome.seconds = round(time.monotonic() - t0, 3)
@@ -271,7 +272,9 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
         entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
                             task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
                             bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
-                            environment=got.environment)
+                            environment=got.environment, instruction=got.instruction)
+        if got.status == "verified" and got.instruction:
+            summary.instructions.append(got.instruction)
         if got.environment:
             summary.environments[got.environment] += 1
         ledger.append(ledger_file, entry)

@@ -18,8 +18,8 @@ from repo2env.core import gitrepo, templates
 from repo2env.core.errors import InputError
 from repo2env.core.limits import AGENT_TIMEOUT_SEC
 from repo2env.core.metadata import Evaluation, Repo2EnvMetadata
-from repo2env.core.outcomes import EvaluationStatus
-from repo2env.core.records import ChangeSplit, RepoRef
+from repo2env.core.outcomes import EvaluationStatus, SkipReason
+from repo2env.core.records import ChangeSplit, RepoRef, Skip
 
 
 def split_at(repo: RepoRef, base: str, head: str) -> ChangeSplit:
@@ -90,3 +90,16 @@ def write_test_sh(stage: BundleStage, grader: str, *, budget: int, python: str =
                                                        python=python, grader_args=args, grader_pins=pins,
                                                        bootstrap=bootstrap.program().rstrip("\n")),
                      executable=True)
+
+
+def instruction_quality(ctx, made) -> Skip | None:
+    """Record what the instruction states on ``ctx`` (the run summary and the build report count it); a Skip
+    when it states fewer parts than ``--min-actionability`` asks."""
+    record = made.leak_audit
+    ctx.instruction = {"words": record.words, "states": list(record.states or []), "observed": record.observed}
+    want = ctx.options.min_actionability
+    if want and len(record.states or []) < want:
+        missing = [p for p in ("input", "behaviour", "expectation") if p not in (record.states or [])]
+        return Skip(SkipReason.INSTRUCTION_NOT_ACTIONABLE, f"states {len(record.states or [])} of 3 (missing: "
+                    f"{', '.join(missing)}); --min-actionability {want}")
+    return None

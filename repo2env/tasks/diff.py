@@ -24,7 +24,7 @@ from repo2env.environment.task_image import stage_environment
 from repo2env.graders import diff_verifier
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
-from repo2env.tasks.common import grader_budget, split_at, title_of, write_task, write_test_sh
+from repo2env.tasks.common import grader_budget, instruction_quality, split_at, title_of, write_task, write_test_sh
 from repo2env.tasks.runtime import stable_timeout
 
 VERIFIER_TIMEOUT_SEC = 120.0
@@ -79,6 +79,9 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
                             symbols=touched_symbols(whole), synthesizer=ctx.synthesizer)
     if made.too_thin:
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "instruction under the minimum length after leak stripping")
+    skip = instruction_quality(ctx, made)
+    if skip is not None:
+        return skip
     baseline, _ = diff_verifier.score(whole, "", weights)
     oracle, _ = diff_verifier.score(whole, whole, weights)
     image = None

@@ -33,7 +33,14 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
-from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, title_of, write_task, write_test_sh
+from repo2env.tasks.common import (
+    DEFAULT_PYTHON_PATH,
+    grader_budget,
+    instruction_quality,
+    title_of,
+    write_task,
+    write_test_sh,
+)
 
 RUN_TIMEOUT_SEC = 1800
 # What the grader enforces, told to the agent in every runtime task's instruction (its last paragraph).
@@ -363,6 +370,9 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed, "
                                                       "and the tests' failures before the fix say nothing a user "
                                                       "would report")
+    skip = instruction_quality(ctx, made)
+    if skip is not None:
+        return skip
     instruction = made.text.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed

@@ -138,9 +138,9 @@ def test_the_json_report_keeps_its_keys(first):
     assert sorted(data) == ["build", "cost_usd", "diff", "groups", "previous_build", "sources", "tasks", "totals"]
     assert data["build"]["counts"] == {"candidates": 13, "error": 2, "rejected": 1, "skipped": 2, "unchanged": 0,
                                        "verified": 8}
-    assert sorted(data["groups"][0]) == ["candidates", "env_failures", "env_ok", "env_tried", "errors", "pipeline",
-                                         "rejected", "repo", "skipped", "test_seconds", "verified", "wall_seconds",
-                                         "yield"]
+    assert sorted(data["groups"][0]) == ["candidates", "env_failures", "env_ok", "env_tried", "errors",
+                                         "instructions", "pipeline", "rejected", "repo", "skipped", "test_seconds",
+                                         "verified", "wall_seconds", "yield"]
     assert [g["yield"] for g in data["groups"]] == [0.333, 0.833, 1.0, 0.0]
 
 
@@ -238,8 +238,9 @@ def test_environment_success_and_top_failures_per_repository(tmp_path):
         ("python_unavailable", "requires-python <3.6 allows none of 3.8, 3.9, 3.10, 3.11, 3.12, 3.13")]
     with State(out / STATE_FILE) as state:
         state.start_build(FIRST, None)
-        rows = [dict(_row("local/old", "pr_runtime", f"pr#{n}", "verified", None, 10.0, FIRST), environment="ok")
-                for n in range(3)]
+        rows = [dict(_row("local/old", "pr_runtime", f"pr#{n}", "verified", None, 10.0, FIRST), environment="ok",
+                     instruction=json.dumps({"words": 20 + 10 * n, "states": ["input", "behaviour"][:n + 1],
+                                             "observed": n})) for n in range(3)]
         rows += [dict(_row("local/old", "pr_runtime", f"pr#{10 + n}", "skipped", reason, 5.0, FIRST),
                       detail=detail, environment="failed") for n, (reason, detail) in enumerate(failures)]
         rows.append(_row("local/old", "pr_runtime", "pr#20", "skipped", "docs_ci_only", 0.1, FIRST))  # no env
@@ -249,9 +250,11 @@ def test_environment_success_and_top_failures_per_repository(tmp_path):
     report = write_report(out)
     (group,) = report["groups"]
     assert (group["env_ok"], group["env_tried"]) == (3, 6)
+    assert group["instructions"] == {"tasks": 3, "median_words": 30, "input": 3, "behaviour": 2, "expectation": 0,
+                                     "observed": 2}
     assert group["env_failures"] == {
         "env_build_failed: No solution found when resolving dependencies (exit 1)": 2,
         "python_unavailable: requires-python <3.6 allows none of 3.8, 3.9, 3.10, 3.11, 3.12, 3.13": 1}
     page = (out / "report.html").read_text()
-    assert ">3 of 6</td>" in page
+    assert ">3 of 6</td>" in page and "<td>30 words; 3 / 2 / 0 of 3</td>" in page
     assert "env_build_failed: No solution found when resolving dependencies (exit 1) (2); python_unavailable" in page

@@ -1,0 +1,51 @@
+"""Whether an instruction is one an agent can act on: does it state an input, what happens, and what should
+happen (SWE-bench Verified's annotators' question "is the issue well specified?", asked of three parts).
+
+``classify(text)`` is deterministic (patterns, no model):
+
+* ``input``: a code span that calls or holds a value (`` `area(2, 3)` ``, `` `"1 kB"` ``, `` `timeout=2` ``), or
+  words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of");
+* ``behaviour``: what happens: an exception name, or raises/returns/gives/fails/crashes/hangs/ignores/...;
+* ``expectation``: what should happen: should/expected/instead/must/rather than/ought to/supposed to/...
+
+``stated(text)`` lists the parts present, in that order; ``words(text)`` counts words (the median of a run is
+reported). The run summary, the build report and ``[metadata.repo2env.leak_audit]`` carry them;
+``--min-actionability N`` skips an instruction that states fewer than N of the three.
+"""
+
+import re
+
+PARTS = ("input", "behaviour", "expectation")
+_CODE = re.compile(r"`([^`\n]+)`")
+_INPUT_WORDS = re.compile(r"\b(when (?:i|you|we|one|a user) (?:call|pass|run|use|give|load|parse|read|open|send)|"
+                          r"calling|passing|given|for (?:the |an? )?input|with (?:an?|the) \w+ (?:of|set to)|"
+                          r"e\.g\.|for example|such as)\b", re.IGNORECASE)
+_BEHAVIOUR = re.compile(r"\b(raise[sd]?|raising|return(?:s|ed|ing)?|gives?|gave|produces?|produced|fails?|failed|"
+                        r"failing|crash(?:es|ed)?|hangs?|hung|ignores?|ignored|loses?|lost|prints?|printed|"
+                        r"outputs?|breaks?|broken|errors?|exception|traceback|incorrect(?:ly)?|wrong(?:ly)?|"
+                        r"does not|doesn't|do not|don't|cannot|can't|no longer|is missing|never|always|"
+                        r"instead of)\b|\b\w+(?:Error|Exception|Warning)\b", re.IGNORECASE)
+_EXPECTATION = re.compile(r"\b(should(?:n't| not)?|expected|expect(?:s|ing)?|instead|must|ought to|supposed to|"
+                          r"rather than|would like|needs? to|is meant to|want(?:s|ed)? (?:it|them|to)|"
+                          r"correct(?:ly)?|it would be (?:nice|good|better)|add(?:s|ing)? (?:a |an |support))\b",
+                          re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+(?:['_-][^\W_]+)*")
+
+
+def _states_input(text: str) -> bool:
+    for span in _CODE.findall(text):
+        if re.search(r"\w\(|=|\d|['\"]|\[|\{", span):
+            return True
+    return bool(_INPUT_WORDS.search(text))
+
+
+def stated(text: str) -> list[str]:
+    """The parts of ``PARTS`` the instruction ``text`` states, in ``PARTS`` order."""
+    found = {"input": _states_input(text), "behaviour": bool(_BEHAVIOUR.search(text)),
+             "expectation": bool(_EXPECTATION.search(text))}
+    return [part for part in PARTS if found[part]]
+
+
+def words(text: str) -> int:
+    """Words in ``text`` (Markdown punctuation and code quotes do not count; a code span's words do)."""
+    return len(_WORD.findall(text))
