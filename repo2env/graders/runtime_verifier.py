@@ -653,6 +653,9 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
            "-o", "required_plugins=", "--junitxml=" + junit_path, "--continue-on-collection-errors", "-q", "-rN",
            "--rootdir=" + workspace, "--confcutdir=" + workspace]
+    legacy = legacy_setup_cfg_ini(workspace, scratch)
+    if legacy:
+        cmd += ["-c", legacy]
     if plugins is not None:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         for module in plugins:
@@ -667,6 +670,43 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
         code, out = 124, (exc.stdout or "") if isinstance(exc.stdout, str) else ""
     shutil.rmtree(scratch, ignore_errors=True)
     return code, time.time() - start, out[-4000:]
+
+
+def legacy_setup_cfg_ini(workspace, folder):
+    """When the project's only pytest configuration is a ``[pytest]`` section of ``setup.cfg`` (pytest < 4.0
+    read it; later ones refuse to start: "[pytest] section in setup.cfg files is no longer supported"), write
+    the same options as a ``pytest.ini`` in ``folder`` (the run's own scratch folder) and return its path, for
+    ``-c``; else None. pytest's own precedence decides "only": pytest.ini, .pytest.ini, pyproject.toml's
+    [tool.pytest.ini_options], tox.ini's [pytest] and setup.cfg's [tool:pytest] each come first."""
+    import configparser
+
+    def has(name, section):
+        path = os.path.join(workspace, name)
+        if not os.path.isfile(path):
+            return False
+        if section is None:
+            return True
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                return ("[%s]" % section) in fh.read()
+        except OSError:
+            return False
+
+    if has("pytest.ini", None) or has(".pytest.ini", None) or has("pyproject.toml", "tool.pytest.ini_options") \
+            or has("tox.ini", "pytest") or has("setup.cfg", "tool:pytest") or not has("setup.cfg", "pytest"):
+        return None
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read(os.path.join(workspace, "setup.cfg"), encoding="utf-8")
+        options = parser.items("pytest")
+    except (configparser.Error, OSError):
+        return None
+    path = os.path.join(folder, "pytest.ini")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[pytest]\n" + "".join("%s = %s\n" % (k, v.replace("\n", "\n    ")) for k, v in options))
+    os.chmod(folder, 0o755)
+    os.chmod(path, 0o644)
+    return path
 
 
 def _runner_uid(config):

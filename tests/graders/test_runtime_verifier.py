@@ -424,3 +424,18 @@ def test_code_that_uses_atexit_and_settrace_honestly_still_scores_one(tmp_path, 
     details = _grade(tests, tmp_path / "logs")
     assert details["reward"] == 1.0 and details["sentinels"] == 1, details
     assert details["audit"] == {"mod.py": ["sys.settrace", "atexit"]}
+
+
+def test_a_legacy_pytest_section_of_setup_cfg_is_given_to_pytest_as_an_ini(tmp_path):
+    ws, scratch = tmp_path / "ws", tmp_path / "scratch"
+    ws.mkdir()
+    scratch.mkdir()
+    (ws / "setup.cfg").write_text("[wheel]\nuniversal = 1\n\n[pytest]\naddopts = -q\n    --strict\nmarkers =\n"
+                                  "    slow: slow tests\n")
+    ini = verifier.legacy_setup_cfg_ini(str(ws), str(scratch))
+    assert Path(ini).read_text() == "[pytest]\naddopts = -q\n    --strict\nmarkers = \n    slow: slow tests\n"
+    (ws / "pytest.ini").write_text("[pytest]\n")  # a configuration pytest reads first: nothing to do
+    assert verifier.legacy_setup_cfg_ini(str(ws), str(scratch)) is None
+    (ws / "pytest.ini").unlink()
+    (ws / "setup.cfg").write_text("[tool:pytest]\naddopts = -q\n")
+    assert verifier.legacy_setup_cfg_ini(str(ws), str(scratch)) is None
