@@ -297,3 +297,16 @@ def test_tox_commands_pre_installs_docs_factors_and_ci_pins(new_repo):
     assert "-r requirements.txt" not in recipe.detect_recipe(repo, sha, None, own).commands[-1]
     # new setuptools needs a packaging of its time: packaging is floored with it
     assert "--exclude-newer-package packaging=2025-06-01T00:00:00Z" in recipe.detect_recipe(repo, sha).commands[-1]
+
+
+def test_tox_envs_that_do_not_run_tests_are_not_test_needs(new_repo):
+    _, _, pf = _pf(new_repo, {
+        "pyproject.toml": '[project]\nname="p"\n[dependency-groups]\ntest = ["pytest"]\nfix = ["pre-commit-uv"]\n'
+                          'pkg-meta = ["check-wheel-contents"]\n',
+        "tox.toml": 'env_list = ["3.12", "fix", "pkg_meta", "py-lite"]\n[env_run_base]\ndependency_groups = ["test"]\n'
+                    'commands = [["pytest", "tests"]]\n[env.fix]\ndependency_groups = ["fix"]\n'
+                    'commands = [["pre-commit", "run"]]\n[env.pkg_meta]\ndependency_groups = ["pkg-meta"]\n'
+                    '[env.py-lite]\nextras = []\n',
+        "tox.ini": "[testenv:release]\ndeps = twine\ncommands = twine upload dist/*\n"})
+    found = needs.find(pf)
+    assert found.groups == {"test": "the project's dependency group for tests"} and "twine" not in found.packages

@@ -33,7 +33,10 @@ FALLBACK_NAMES = ("dev",)
 NOT_TEST_ENVS = frozenset("""docs doc lint linters linting flake8 pep8 mypy typing types type style format fmt black
 isort pre-commit precommit build release publish packaging check checkqa qa coverage-report clean report bench
 benchmark benchmarks spell spelling readme manifest pylint ruff changelog upload pyright docstyle safety pypi
-description dist sdist wheel""".split())
+description dist sdist wheel fix pkg_meta pkg-meta meta dev devenv develop coverage""".split())
+# A named tox environment runs the tests when it has no commands of its own (it inherits the test run) or its
+# commands call a test runner.
+_RUNS_TESTS = re.compile(r"\b(pytest|py\.test|unittest|nosetests|nose2?|trial|setup\.py\s+test|stestr|zope-testrunner)\b")
 _FACTOR = re.compile(r"^\s*(!?[\w{},.!-]+)\s*:\s+(.*)$")
 _EXTRAS_IN = re.compile(r"(?:^|[\s'\"=])(?:-e\s*)?\.(?:/)?\[([\w,\s.-]+)\]")
 _PIP_LINE = re.compile(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b|\buv\s+sync\b")
@@ -337,6 +340,9 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
     for section in tox.sections():
         if not _is_test_env(section):
             continue
+        if section != "testenv" and tox.has_option(section, "commands") \
+                and not _RUNS_TESTS.search(tox.get(section, "commands")):
+            continue
         where = f"tox.ini [{section}]"
         if tox.has_option(section, "extras"):
             for line in _expand(tox, tox.get(section, "extras")).splitlines():
@@ -369,7 +375,8 @@ def _from_tox(pf: ProjectFiles, needs: TestNeeds) -> None:
     toml = pf.tox_toml
     envs = [("env_run_base", _table(toml, "env_run_base"))]
     envs += [(f"env.{name}", table) for name, table in _table(toml, "env").items()
-             if isinstance(table, dict) and _is_test_env(f"testenv:{name}")]
+             if isinstance(table, dict) and _is_test_env(f"testenv:{name}")
+             and ("commands" not in table or _RUNS_TESTS.search(str(table.get("commands"))))]
     for name, table in envs:
         where = f"tox.toml [{name}]"
         for extra in _as_list(table.get("extras")):
