@@ -91,10 +91,14 @@ def build_cause(log: str) -> str:
     exit_note = f" (exit {code.group(1)})" if code else ""
     for i, line in enumerate(lines):
         if line.startswith(("error:", "×", "ERROR:")):
-            said = [ln for ln in itertools.takewhile(lambda ln: not ln.startswith(("hint:", "help:")), lines[i + 1:])
-                    if not ln.startswith(("[stderr]", "[stdout]")) and not re.fullmatch(r"[\^~\s]+", ln)]
+            segment = list(itertools.takewhile(lambda ln: not ln.startswith(("hint:", "help:")), lines[i + 1:]))
+            said = [ln for ln in segment if not ln.startswith(("[stderr]", "[stdout]"))
+                    and not re.fullmatch(r"[\^~\s]+", ln)]
+            stderr = [ln for ln in segment[segment.index("[stderr]") + 1:] if not re.fullmatch(r"[\^~\s]+", ln)] \
+                if "[stderr]" in segment else []
             errors = [ln for ln in said if re.search(r"\w(Error|Exception): ", ln) or ln.lower().startswith("error:")]
-            errors = errors or [ln[len("cause:"):].strip() for ln in said if ln.startswith("cause:")][-1:]
+            # the back end's own last word, else uv's "cause:" line
+            errors = errors or stderr[-1:] or [ln[len("cause:"):].strip() for ln in said if ln.startswith("cause:")][-1:]
             last = (errors or said or [""])[-1]
             why = next((j for j, ln in enumerate(said) if ln.startswith("╰─▶")), None)
             if not errors and why is not None:  # the resolver's reason, wrapped over several lines

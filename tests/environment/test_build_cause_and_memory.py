@@ -30,6 +30,12 @@ The command '/bin/sh -c uv pip install' returned a non-zero code: 1
     (UV_BACKEND, "error: The build backend returned an error; ModuleNotFoundError: No module named 'numpy' (exit 1)"),
     (UV_RESOLVER, "No solution found when resolving dependencies:; Because only numpy<=1.21.0 is available and you "
                   "require numpy>=1.26, we can conclude that your requirements are unsatisfiable. (exit 1)"),
+    ("error: The build backend returned an error\n  cause: Call to `x.get_requires_for_build_editable` failed\n\n"
+     "         [stderr]\n         gated: set GATED_BUILD=1 to build this package\n",
+     "error: The build backend returned an error; gated: set GATED_BUILD=1 to build this package"),
+    ("error: No solution found when resolving dependencies\n  cause: Because pandas==0.20.3 has invalid metadata\n"
+     "  hint: Metadata for pandas==0.20.3 is invalid\n      ^^^^^^^\n",
+     "error: No solution found when resolving dependencies; Because pandas==0.20.3 has invalid metadata"),
     ("make: *** [all] Error 2\nbroken install\nRemoving intermediate container 9f\n"
      "The command '/bin/sh -c make' returned a non-zero code: 3\n", "broken install (exit 3)"),
 ])

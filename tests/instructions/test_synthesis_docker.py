@@ -35,7 +35,8 @@ def test_synthesized_instruction_in_a_verified_bundle(docker_client, demo_repo, 
     assert meta["synthesis_llm"] == "anthropic/claude-sonnet-4-6"
     assert meta["synthesis"] == {"model": "anthropic/claude-sonnet-4-6", "outcome": "used", "attempts": 1,
                                  "input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.0081}
-    assert meta["leak_audit"] == {"source": "synthesized", "rules_fired": [], "action": "none"}
+    assert meta["leak_audit"] == {"source": "synthesized", "rules_fired": [], "action": "none", "observed": 0,
+                                  "states": ["input", "behaviour", "expectation"], "words": 37}
     assert summary.llm_usage == "1 calls, 1200 input / 300 output tokens, $0.0081 of $1.00 budget"
     sent = server.requests[0]["messages"][0]["content"]
     assert "calc.ops.divide" in sent and "test_divide" not in sent and "#7" not in sent
