@@ -84,37 +84,39 @@ class EnvironmentSearch:
     def __iter__(self) -> Iterator[InstallRecipe]:
         while self.queue:
             plan = self.queue.popleft()
-            if plan in self._tried or not self._worth_trying(plan):
+            recipe = None if plan in self._tried else self._worth_trying(plan)
+            if recipe is None:
                 continue
             if sum(a.outcome != "python_unavailable" for a in self.attempts) >= \
                     MAX_BUILDS + self.fed_back + self.install_fed:
                 break
             self._tried.append(plan)
-            yield self._recipe(plan)
+            yield recipe
         while self._propose():  # the setup agent's plans, within its own budget
             plan = self.queue.popleft()
             self._tried.append(plan)
             yield self._recipe(plan)
 
-    def _worth_trying(self, plan) -> bool:
-        """A plan marked ``"if": [outcomes]`` runs only when the first rung of the same Python ended in one of
-        them; one whose Python has been seen without a base image is passed over, and so is a plan whose recipe
-        is one already tried (a floor that changes nothing for this commit)."""
+    def _worth_trying(self, plan) -> InstallRecipe | None:
+        """The recipe of ``plan``, or None when it is not worth a build: a plan marked ``"if": [outcomes]`` runs
+        only when the plain rung of the same Python ended in one of them; one whose Python has been seen without
+        a base image is passed over, and so is a plan whose recipe is one already tried (a floor that changes
+        nothing for this commit)."""
         if not isinstance(plan, dict):
-            return True
+            return self._recipe(plan)
         same = [a for a in self.attempts if a.python == plan.get("python")]
         if any(a.outcome == "python_unavailable" for a in same):
-            return False
+            return None
         wanted = plan.get("if")
         plain = next((a for a in same if a.plan == {"python": plan.get("python")}), None)
         if wanted is not None and not (plain is not None and plain.outcome in wanted):
-            return False
+            return None
         recipe = self._recipe(plan)
         identity = (recipe.python, recipe.commands, recipe.apt_packages, tuple(sorted(recipe.env.items())))
         if identity in self._identities:
-            return False
+            return None
         self._identities.add(identity)
-        return True
+        return recipe
 
     def _propose(self) -> bool:
         """Ask the setup agent for the next plan (queued); False when there is none to ask or it had nothing."""

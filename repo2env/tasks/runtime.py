@@ -254,18 +254,20 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     try:
         for recipe in search:
             image = search.build(recipe)
-            ran = _Broken(Skip(SkipReason.ENV_BUILD_FAILED, search.last_error)) if image is None else \
-                _run_rung(spec, ctx, language, recipe, image)
+            if image is None:  # recorded by the search; the next rung comes, unless a kept result waits
+                if kept is not None:
+                    break
+                continue
+            ran = _run_rung(spec, ctx, language, recipe, image)
             if isinstance(ran, Skip):  # the patches do not apply: no rung changes that
                 if kept is not None:
                     break
                 return ran
             if isinstance(ran, _Broken):
-                if image is not None:
-                    if search.feedback(recipe, ran.after, broken=ran.skip.detail):
-                        continue
-                    search.broken(recipe, ran.skip.detail or "")
-                    last_skip = ran.skip  # the runtime's own reason, should no later rung run the tests
+                if search.feedback(recipe, ran.after, broken=ran.skip.detail):
+                    continue
+                search.broken(recipe, ran.skip.detail or "")
+                last_skip = ran.skip  # the runtime's own reason, should no later rung run the tests
                 if kept is not None:
                     break
                 continue

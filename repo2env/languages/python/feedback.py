@@ -13,7 +13,7 @@ import sys
 
 from packaging.utils import canonicalize_name
 
-from repo2env.languages.python.needs import TestNeeds
+from repo2env.languages.python.needs import TestNeeds, distribution
 from repo2env.languages.python.project import ProjectFiles
 
 _MISSING = (re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)"),
@@ -104,9 +104,7 @@ def additions(pf: ProjectFiles, needs: TestNeeds, skips: dict[str, str], errors:
     present = {kind: set(names) for kind, names in have.items()}
     present.setdefault("extra", set()).update(needs.extras)
     present.setdefault("group", set()).update(needs.groups)
-    present.setdefault("package", set()).update(canonicalize_name(p.split("[")[0].split(";")[0].split("=")[0]
-                                                                  .split(">")[0].split("<")[0].strip())
-                                                for p in needs.packages)
+    present.setdefault("package", set()).update(distribution(p) or p for p in needs.packages)
 
     def add(kind: str, name: str, why: str) -> None:
         if name not in present.setdefault(kind, set()):

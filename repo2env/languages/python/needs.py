@@ -57,18 +57,21 @@ class TestNeeds:
     declared_extras: dict[str, list[str]] = field(default_factory=dict)
     declared_groups: dict[str, list[str]] = field(default_factory=dict)
 
-    def provider(self, distribution: str) -> tuple[str, str] | None:
-        """``("extra", name)`` or ``("group", name)`` declaring ``distribution`` (test ones first), or None."""
-        want = canonicalize_name(distribution)
+    def provider(self, dist: str) -> tuple[str, str] | None:
+        """``("extra", name)`` or ``("group", name)`` declaring the distribution ``dist`` (test ones first), or
+        None."""
+        want = canonicalize_name(dist)
         for kind, table in (("extra", self.declared_extras), ("group", self.declared_groups)):
             names = sorted(table, key=lambda n: (n not in TEST_NAMES, n not in FALLBACK_NAMES, n))
             for name in names:
-                if any(_dist(req) == want for req in table[name]):
+                if any(distribution(req) == want for req in table[name]):
                     return kind, name
         return None
 
 
-def _dist(req: str) -> str | None:
+def distribution(req: str) -> str | None:
+    """The canonical distribution name of a requirement string (``Foo_Bar[x]>=1; python_version<"3"`` ->
+    ``foo-bar``), or None when it is not a PEP 508 requirement."""
     try:
         return canonicalize_name(Requirement(req).name)
     except InvalidRequirement:
@@ -134,7 +137,7 @@ def _one_variant_each(packages: dict[str, str]) -> dict[str, str]:
     configurations list them oldest first)."""
     last: dict[str, str] = {}
     for req in packages:
-        last[_dist(req) or req] = req
+        last[distribution(req) or req] = req
     keep = set(last.values())
     return {req: why for req, why in packages.items() if req in keep}
 

@@ -16,8 +16,6 @@ import shlex
 import tomllib
 from functools import lru_cache
 
-from packaging.utils import canonicalize_name
-
 from repo2env.core.records import InstallRecipe, RecipePart, RepoEnvConfig
 from repo2env.languages.python import needs as needs_mod
 from repo2env.languages.python import tooling, versions
@@ -129,12 +127,7 @@ def rung_label(plan: dict) -> str:
 
 def _plugins(chosen_reqs: list[str]) -> list[str]:
     """Distribution names of the pytest plugins among requirement strings (floored with pytest)."""
-    out = set()
-    for req in chosen_reqs:
-        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
-        if m and canonicalize_name(m.group(1)).startswith("pytest-"):
-            out.add(canonicalize_name(m.group(1)))
-    return sorted(out)
+    return sorted({name for name in map(needs_mod.distribution, chosen_reqs) if name and name.startswith("pytest-")})
 
 
 def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = None,
@@ -145,8 +138,8 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     date = pf.date
     env = dict(DEFAULT_ENV, **pretend_version_env(project_name(pf.text("pyproject.toml"), pf.text("setup.cfg"),
                                                                pf.text("setup.py"))))
+    found, python_why = rungs(repo_path, base_commit, override)
     if plan is None:
-        found, _ = rungs(repo_path, base_commit, override)
         plan = found[0] if found else {"python": versions.DEFAULT_PYTHON}
     python = plan["python"]
     if override and override.install:
@@ -167,9 +160,9 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     installable = pf.installable()
     if not installable and "requirements.txt" in pf.tree:
         requirements = {"requirements.txt": "the project's requirements (no installable package)", **requirements}
-    _, python_why = rungs(repo_path, base_commit, override)
-    parts = [RecipePart(kind="python", name=python, why=python_why if python == _first_python(
-        repo_path, base_commit, override) else f"{python}: the fallback ladder (a newer Python failed)")]
+    first = found[0]["python"] if found else None
+    parts = [RecipePart(kind="python", name=python, why=python_why if python == first
+                        else f"{python}: the fallback ladder (a newer Python failed)")]
     args = ["uv", "pip", "install", "--system", "--exclude-newer", date]
     floor, why = (tooling.era_build_tools(python, date) if plan.get("dated_build_tools") else
                   tooling.build_tool_floor(date, bool(plan.get("floor_build_tools"))))
@@ -219,11 +212,6 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     return InstallRecipe(python=python, apt_packages=apt, commands=tuple(commands), env=env, exclude_newer=date,
                          source="detected:" + ",".join(used or ["none"]), plan=plan,
                          rung=rung_label(plan), parts=tuple(parts))
-
-
-def _first_python(repo_path, commit: str, override) -> str | None:
-    found, _ = rungs(repo_path, commit, override)
-    return found[0]["python"] if found else None
 
 
 _DEBIAN_NAME = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
