@@ -5,6 +5,7 @@ Docs/CI files are recognised so that docs-only PRs can be skipped. Parsing uses 
 binary hunks survive byte for byte.
 """
 
+import ast
 import fnmatch
 import re
 from collections.abc import Callable
@@ -98,3 +99,45 @@ def touched_symbols(gold_patch: str, limit: int = 20) -> list[str]:
                 if (line.is_added or line.is_removed) and current and f"{module}.{current}" not in found:
                     found.append(f"{module}.{current}")
     return found[:limit]
+
+
+def public_signatures(symbols, source_of, limit: int = 10) -> list[str]:
+    """The signatures, at the base commit, of ``symbols`` (``touched_symbols``' ``module.name``): ``source_of``
+    maps a repository path to its text (or None); ``pkg.mod.name`` is looked up in ``pkg/mod.py``, then
+    ``pkg/mod/__init__.py``. A function gives ``pkg.mod.name(a, b=1)``, a method ``pkg.mod.Class.name(self, x)``,
+    a class its ``__init__`` parameters (``pkg.mod.Class(x)``). Names new in the patch (not at the base) and
+    unparsable files give nothing; at most ``limit``, in ``symbols`` order."""
+    found: list[str] = []
+    for symbol in symbols:
+        module, _, name = symbol.rpartition(".")
+        base = module.replace(".", "/")
+        text = source_of(base + ".py") or source_of(base + "/__init__.py")
+        try:
+            tree = ast.parse(text) if text else None
+        except (SyntaxError, ValueError):
+            tree = None
+        for owner, node in _definitions(tree):
+            if node.name != name:
+                continue
+            prefix = f"{module}.{owner + '.' if owner else ''}{name}"
+            if isinstance(node, ast.ClassDef):
+                init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+                args = ast.unparse(init.args).removeprefix("self, ").removeprefix("self") if init else ""
+                found.append(f"{prefix}({args})")
+            else:
+                found.append(f"{prefix}({ast.unparse(node.args)})")
+            break
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _definitions(tree):
+    """(enclosing class name or "", definition) for the module's functions, classes and methods."""
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield "", node
+        if isinstance(node, ast.ClassDef):
+            for child in node.body:
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                    yield node.name, child

@@ -189,7 +189,21 @@ def _note(notes, node_id, element, outcome):
             notes.setdefault("errors", {})[node_id] = _last_error_line(text)
         failures = notes.setdefault("failures", {})
         if len(failures) < MAX_FAILURE_DETAILS:  # what a user would see: the message and the failing frame
-            failures[node_id] = ("%s\n%s" % (element.get("message") or "", element.text or ""))[:1500]
+            failures[node_id] = failure_digest(element.get("message") or "", element.text or "")
+
+
+_FRAME_LINE = re.compile(r"^[\w./\\-]+\.py:\d+:")
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?def \w+\(")
+
+
+def failure_digest(message, text, limit=3000):
+    """What the instruction's evidence needs of one failure, at most ``limit`` characters: the message, then
+    the traceback's source lines marked ``>`` (the failing statement of each frame), the ``def`` lines of its
+    frames' functions, its ``E`` lines and its ``path:line:`` frame lines, in order (pytest's long traceback
+    format)."""
+    kept = [line for line in text.splitlines()
+            if line.startswith(">") or line.startswith("E ") or _FRAME_LINE.match(line) or _DEF_LINE.match(line)]
+    return ("%s\n%s" % (message, "\n".join(kept)))[:limit]
 
 
 def _last_error_line(text):

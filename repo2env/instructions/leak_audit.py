@@ -9,7 +9,8 @@ Rules (each finding names its rule and the character span it covers):
 - ``sha``: a hexadecimal word of 7-40 characters with a digit and a letter (a commit id).
 - ``issue_ref``: ``#N``, ``owner/repo#N`` or ``GH-N``.
 - ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation) that also stands in an
-  added line of the gold patch (the fix itself, copied) or of the test patch (the grading tests, copied).
+  added line of the gold patch's source files (the fix itself, copied; its changelog and documentation lines
+  say what the title says and are not the fix) or of the test patch (the grading tests, copied).
 
 ``audit`` lists findings; ``remove_findings`` cuts them out (the deterministic path's remedy).
 """
@@ -53,10 +54,13 @@ class AuditContext:
     test_added_lines: Sequence[str] = ()
 
 
-def added_lines(patch: str) -> list[str]:
-    """The added lines of a unified diff (text, without the ``+``); binary and unparsable patches give none."""
+def added_lines(patch: str, paths=None) -> list[str]:
+    """The added lines of a unified diff (text, without the ``+``), of the files in ``paths`` only when given;
+    binary and unparsable patches give none."""
+    keep = None if paths is None else set(paths)
     try:
-        return [line.value.rstrip("\n") for f in PatchSet(patch) for h in f for line in h if line.is_added]
+        return [line.value.rstrip("\n") for f in PatchSet(patch) if keep is None or f.path in keep
+                for h in f for line in h if line.is_added]
     except UnidiffParseError:
         return []
 

@@ -28,7 +28,10 @@ _GL_URL = (r"https?://(?:www\.)?gitlab\.com/[\w.-]+(?:/[\w.-]+)+?/(?:-/)?"
 _CODE_HOSTS = (r"(?:[\w-]+\.)*(?:github\.com|githubusercontent\.com|gitlab\.com|"
                r"gitlab\.[\w.-]+|bitbucket\.org|codeberg\.org|sr\.ht|gitee\.com|gitea\.[\w.-]+|"
                r"git\.[\w.-]+|sourceforge\.net|launchpad\.net|bit\.ly|t\.co|tinyurl\.com|goo\.gl|ow\.ly|is\.gd|"
-               r"buff\.ly|lnkd\.in|rb\.gy|shorturl\.at)")
+               r"buff\.ly|lnkd\.in|rb\.gy|shorturl\.at|"
+               # coding agents' session pages: the transcript of the fix being written
+               r"claude\.ai|chatgpt\.com|chat\.openai\.com|gemini\.google\.com|copilot\.microsoft\.com|"
+               r"devin\.ai|cursor\.com|v0\.dev|bolt\.new|jules\.google\.com)")
 # (GitHub's own documentation sites are documentation, not code hosting.)
 _HOST_URL = (r"https?://(?!(?:docs|github|guides|help|education|skills)\.github\.com)" + _CODE_HOSTS
              + r"(?=[/:?#\s]|$)" + _TAIL)
@@ -39,7 +42,8 @@ _URL = f"(?:{_GH_URL}|{_GL_URL}|{_HOST_URL}|{_SHAPED_URL})"
 _XREPO = r"(?<![\w/])[\w.-]+/[\w.-]+#\d+\b"      # owner/repo#123
 _HASHREF = r"(?<![\w&#/])#\d+\b"                 # #123 (not &#123; entities)
 _GHREF = r"(?<![\w-])gh-\d+\b"                    # GH-123 / gh-123
-_REF = f"(?:{_URL}|{_XREPO}|{_HASHREF}|{_GHREF})"
+_WORDREF = r"\b(?:issues?|pr|pull request|pull|bug|ticket)\s+\d+\b(?:\s*:)?"  # "Issue 1214:", "PR 12"
+_REF = f"(?:{_URL}|{_XREPO}|{_HASHREF}|{_GHREF}|{_WORDREF})"
 
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*" + _URL + r"""(?:\s+"[^"]*")?\s*\)""", re.I)
 _SQUASH = re.compile(r"\s*\(\s*#\d+(?:\s*,\s*#\d+)*\s*\)")
@@ -64,6 +68,11 @@ _DETAILS = re.compile(r"<details\b.*?(?:</details\s*>|\Z)", re.S | re.I)
 _DIFF_FENCE = re.compile(r"^(```|~~~)[ \t]*(diff|patch|udiff)\b.*?^\1[ \t]*$\n?", re.S | re.M | re.I)
 _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by|"
                       r"tested-by|reported-by|change-id)\s*:.*$", re.I)
+# Lines bots and squash merges add: pre-commit.ci's auto-fix commits and their "for more information" line,
+# dependency bots, and the sub-commit bullets that only update the changelog.
+_BOT_LINE = re.compile(r"pre-commit\.ci|\[bot\]|\bdependabot\b|\brenovate\b|\bauto fixes from\b|"
+                       r"^\s*[-*]\s+(?:update[sd]?|add(?:ed)?)\s+(?:the\s+)?(?:changelog|changes|news|history)"
+                       r"(?:\.\w+)?\s*$", re.I)
 _HRULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 _TASK = re.compile(r"^\s*[-*+]\s+\[[ xX]\]")
 _PYTEST_CMD = re.compile(r"\bpytest\s+(?:-k\b|tests?/)", re.I)
@@ -239,8 +248,8 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     """Return `text` (str) with every leak removed; pure function, returns str.
 
     Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
-    (Signed-off-by, Co-authored-by, ..., Change-Id), horizontal rules and task
-    list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
+    (Signed-off-by, Co-authored-by, ..., Change-Id), bots' lines (pre-commit.ci, dependabot, ``[bot]``,
+    changelog-only squash bullets), horizontal rules and task list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
     bare label titled tests added / test plan / testing / checklist / ...)
     removed; `<details>` blocks removed; sentences naming a grading test (pytest node id
     `path::Class::func[p]`: its path, file name, class and function names) or a `hidden_paths` entry
@@ -259,7 +268,7 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     text = _DETAILS.sub("", text)
     text = _DIFF_FENCE.sub("", text)
     lines = [ln for ln in text.split("\n")
-             if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln))]
+             if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln) or _BOT_LINE.search(ln))]
     lines = _drop_sections(lines)
     paths, names = grading_test_needles(test_ids, hidden_paths)
     lines = [kept for ln in lines if (kept := _without_test_sentences(ln, paths, names)) is not None]
@@ -272,8 +281,8 @@ def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
     """Return the instruction.md text (str) for a PR/commit `title` and `body`.
 
     Shape: '# <stripped title>\\n\\n<stripped body>\\n'; the body part is
-    omitted when empty after `strip_leaks`. The title is flattened to one line
-    (a title that is only a leak, e.g. "Fix #55", yields '#\\n'). Guarantees:
+    omitted when empty after `strip_leaks`. The title is flattened to one line; a title that is only a leak
+    (e.g. "Fix #55") gives way to the body's first line when that is short, else yields '#\\n'. Guarantees:
     LF-only, no trailing spaces, at most one blank line in a row, ends in
     exactly one newline.
     """
@@ -282,7 +291,21 @@ def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
     stripped_body = strip_leaks(body, **kw)
     text = f"# {head}" + (f"\n\n{stripped_body}" if stripped_body.strip() else "")
     lines = _collapse_blank_lines([ln.rstrip() for ln in text.split("\n")])
-    return "\n".join(lines) + "\n"
+    return fill_empty_title("\n".join(lines) + "\n")
+
+
+def fill_empty_title(text: str) -> str:
+    """``text`` whose ``#`` title line was emptied (all leak) takes its first body line as the title when that
+    line is short (at most 120 characters, list marker dropped); otherwise ``text`` unchanged."""
+    head, _, rest = text.partition("\n")
+    if head.strip() != "#":
+        return text
+    first, _, remainder = rest.strip("\n").partition("\n")
+    first = _LIST_ITEM.sub("", first).strip()
+    if not first or len(first) > 120 or first.startswith("#"):
+        return text
+    body = remainder.strip("\n")
+    return f"# {first}\n" + (f"\n{body}\n" if body else "")
 
 
 def is_too_thin(instruction: str, min_chars: int = 40) -> bool:

@@ -20,7 +20,7 @@ from typing import Literal
 from repo2env.core.metadata import LeakAuditRecord, SynthesisRecord
 from repo2env.instructions import actionability, observed
 from repo2env.instructions.leak_audit import AuditContext, Finding, audit, remove_findings, rules_fired
-from repo2env.instructions.leak_strip import build_instruction, is_too_thin
+from repo2env.instructions.leak_strip import build_instruction, fill_empty_title, is_too_thin
 from repo2env.instructions.synthesis import SynthesisInput, Synthesizer
 
 
@@ -51,12 +51,13 @@ def _describe(findings) -> str:
     return shown + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
 
 
-def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer, observed_sentences=()):
+def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Synthesizer, observed_sentences=(),
+                signatures=()):
     """(text or None, SynthesisRecord, every finding of the audit along the way)."""
     title, _, body = deterministic.partition("\n")
     body = body.split("## Observed behaviour", 1)[0]  # the model gets the evidence on its own
     material = SynthesisInput(title=title.lstrip("# ").strip(), body=body.strip(), symbols=tuple(symbols),
-                              observed=tuple(observed_sentences))
+                              observed=tuple(observed_sentences), signatures=tuple(signatures))
     record = SynthesisRecord(model=synthesizer.config.name, outcome="failed")
     seen: list[Finding] = []
     finding = None
@@ -82,9 +83,10 @@ def _synthesize(deterministic: str, symbols, ctx: AuditContext, synthesizer: Syn
 
 
 def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
-                     synthesizer: Synthesizer | None = None, observed_sentences=()) -> Instruction:
+                     synthesizer: Synthesizer | None = None, observed_sentences=(), signatures=()) -> Instruction:
     """The instruction for a change described by ``title``/``body``; ``ctx`` says what must not leak, ``symbols``
-    are the public names the gold patch touches (shown to the model only), ``observed_sentences`` what the
+    are the public names the gold patch touches and ``signatures`` theirs at the base commit (both shown to the
+    model only), ``observed_sentences`` what the
     grading tests saw before the fix (``observed.observed_behaviour``; shown to the model and, without one,
     appended as the "Observed behaviour" section)."""
     deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths)
@@ -94,14 +96,15 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
     synthesis = None
     seen: list[Finding] = []
     if synthesizer is not None:
-        text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer, observed_sentences)
+        text, synthesis, seen = _synthesize(deterministic, symbols, ctx, synthesizer, observed_sentences,
+                                                 signatures)
         if text is not None:
             action = "none" if synthesis.outcome == "used" else "reasked"
             record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action,
                                      **_quality(text, 0))
             return Instruction(text, "synthesized", record, synthesis)
     findings = audit(deterministic, ctx)
-    text = remove_findings(deterministic, findings) if findings else deterministic
+    text = fill_empty_title(remove_findings(deterministic, findings)) if findings else deterministic
     seen += findings
     action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
     record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action,

@@ -1,8 +1,9 @@
 """LLM synthesis of issue-style problem statements (``--llm``), with the run's ``core.llm`` client.
 
 The model sees the leak-stripped title and body (the deterministic instruction), the public names the gold
-patch touches and the failing behaviour the tests observed (``observed``); never the patch, never the tests. When the budget is spent or a call fails, the
-deterministic text is used.
+patch touches with their signatures at the base commit, and the failing behaviour the tests observed
+(``observed``); never the patch, never the tests. When the budget is spent or a call fails, the deterministic
+text is used.
 """
 
 from dataclasses import dataclass
@@ -13,13 +14,15 @@ from repo2env.core.llm import LlmClient, Reply
 
 @dataclass(frozen=True)
 class SynthesisInput:
-    """What the model may see: a title, a leak-stripped body, public names (``module.func`` or ``Class``) and
-    the behaviour the grading tests observed before the fix (sentences that name no test)."""
+    """What the model may see: a title, a leak-stripped body, public names (``module.func`` or ``Class``), their
+    signatures at the base commit (``changes.patches.public_signatures``) and the behaviour the grading tests
+    observed before the fix (sentences that name no test)."""
 
     title: str
     body: str
     symbols: tuple[str, ...] = ()
     observed: tuple[str, ...] = ()
+    signatures: tuple[str, ...] = ()
 
 
 class Synthesizer(LlmClient):
@@ -35,6 +38,7 @@ class Synthesizer(LlmClient):
         request = templates.render(
             "synthesis_request.md", title=material.title, body=material.body or "(no description)",
             symbols=", ".join(material.symbols) or "(none found)",
+            signatures="\n".join(f"- `{s}`" for s in material.signatures) or "(none found)",
             observed="\n".join(f"- {s}" for s in material.observed) or "(not known)",
             finding=(f"\nYour previous answer leaked {finding}. Write it again without that.\n" if finding else ""))
         return self.ask(templates.read("synthesis_system.md"), request)

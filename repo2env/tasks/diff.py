@@ -74,7 +74,8 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
     whole = gitrepo.diff(repo.path, pr.base_commit, pr.head_commit)
     ctx.report("problem statement")
     text = source.problem_statement(pr)
-    made = make_instruction(text.title, text.body, AuditContext(gold_added_lines=added_lines(whole),
+    made = make_instruction(text.title, text.body, AuditContext(gold_added_lines=added_lines(
+                                whole, split.source_files + split.test_files),
                                                                 web_url=repo.web_url),
                             symbols=touched_symbols(whole), synthesizer=ctx.synthesizer)
     if made.too_thin:

@@ -16,7 +16,7 @@ import docker.errors
 from repo2env import languages
 from repo2env.bundles.layout13 import SplitLayout
 from repo2env.bundles.stage import BundleStage
-from repo2env.changes.patches import touched_symbols
+from repo2env.changes.patches import public_signatures, touched_symbols
 from repo2env.core import gitrepo, templates
 from repo2env.core.errors import BuildError, TestRunError
 from repo2env.core.metadata import RewardCalibration, RuntimeTests, difficulty_bucket
@@ -168,7 +168,8 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
     """What the instruction must not leak: the grading tests, the hidden test files, the lines the gold patch
     and the test patch add."""
     return AuditContext(test_ids=list(selection.fail_to_pass + selection.pass_to_pass),
-                        hidden_paths=list(spec.split.test_files), gold_added_lines=added_lines(spec.split.gold_patch),
+                        hidden_paths=list(spec.split.test_files), gold_added_lines=added_lines(
+                            spec.split.gold_patch, spec.split.source_files),
                         web_url=spec.repo.web_url, test_added_lines=added_lines(spec.split.test_patch))
 
 
@@ -365,9 +366,13 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     ctx.report("instruction")
-    made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=touched_symbols(
-        spec.split.gold_patch), synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(
-        evidence(spec, selection, before)))
+    import dataclasses as _dc
+    symbols = touched_symbols(spec.split.gold_patch)
+    made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,
+                            signatures=public_signatures(symbols, lambda p: gitrepo.show_file(
+                                spec.repo.path, spec.base_commit, p)),
+                            synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(
+                                evidence(spec, selection, before)))
     if made.too_thin:  # stripping the grading tests' names can leave too little
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed, "
                                                       "and the tests' failures before the fix say nothing a user "

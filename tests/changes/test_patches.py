@@ -93,3 +93,13 @@ def test_touched_symbols_names_the_enclosing_public_definitions():
              "+    if b == 0:\n+        raise ValueError('cannot divide by zero')\n     return a / b\n"
              "--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,1 +1,2 @@ def _private():\n x = 1\n+y = 2\n")
     assert touched_symbols(patch) == ["calc.ops.divide"]
+
+
+def test_public_signatures_reads_the_base_definitions():
+    from repo2env.changes.patches import public_signatures
+    base = {"calc/ops.py": "class Box:\n    def __init__(self, w, h=1):\n        pass\n\n    def area(self, *, unit='m'):\n"
+                           "        pass\n\n\ndef divide(a, b, /, strict=False):\n    pass\n"}
+    found = public_signatures(["calc.ops.divide", "calc.ops.area", "calc.ops.Box", "calc.ops.added_later",
+                               "calc.missing.f"], base.get)
+    assert found == ["calc.ops.divide(a, b, /, strict=False)", "calc.ops.Box.area(self, *, unit='m')",
+                     "calc.ops.Box(w, h=1)"]

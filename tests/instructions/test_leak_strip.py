@@ -158,6 +158,11 @@ def test_build_instruction_body_omitted_when_only_leaks():
     assert build_instruction("Fix #55", "") == "#\n"
 
 
+def test_a_title_that_was_all_leak_gives_way_to_the_first_line():
+    body = "* fix: use the key's algorithm when encoding (#1147)\n\nHS256 was used instead."
+    assert build_instruction("#1148", body) == "# fix: use the key's algorithm when encoding\n\nHS256 was used instead.\n"
+
+
 def test_is_too_thin():
     assert is_too_thin("# Fix\n")
     assert is_too_thin("## *** `a` ---\n")

@@ -55,9 +55,13 @@ def test_every_shared_leak_case_on_both_paths(case, path, request):
 
 def test_model_sees_stripped_text_and_symbols_never_tests_or_patch(fake_llm):
     made = make_instruction(TITLE, BODY + "\n\nFixes #12, see tests/test_retry.py", CTX,
-                            symbols=["client.http.Client"], synthesizer=synth())
+                            symbols=["client.http.Client"], signatures=["client.http.Client(max_retries=None)"],
+                            observed_sentences=["Calling `Client(max_retries=2).get('/')` hangs; it should stop."],
+                            synthesizer=synth())
     sent = fake_llm.requests[0]["messages"][0]["content"]
     assert "client.http.Client" in sent and "Client(max_retries=2) retries forever" in sent
+    assert "- `client.http.Client(max_retries=None)`" in sent  # the signature at the base commit
+    assert "- Calling `Client(max_retries=2).get('/')` hangs; it should stop." in sent  # the evidence
     assert "test_retry" not in sent and "#12" not in sent and "RetryLimitError" not in sent
     assert "temperature" not in fake_llm.requests[0] and fake_llm.requests[0]["max_tokens"] == 1024
     make_instruction(TITLE, BODY, CTX, synthesizer=synth(temperature=0.3, max_tokens=500))

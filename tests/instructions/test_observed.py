@@ -1,43 +1,261 @@
-"""repo2env/instructions/observed.py and actionability.py on failure texts shaped as pytest's JUnit XML gives them
-(message, newline, traceback head), and on instructions of each kind."""
+"""repo2env/instructions/observed/ on the failures of a real pytest run (its JUnit XML read by the verifier's own
+parser), one test per failure shape; and actionability.py on instructions of each kind."""
+
+import os
+import subprocess
+import sys
 
 import pytest
 
+from repo2env.graders import runtime_verifier
 from repo2env.instructions import actionability, observed
+from repo2env.instructions.leak_audit import AuditContext, audit
 
-SOURCES = {"tests/test_f.py": "import pytest\nfrom shapes import area, parse\n\n\ndef make_box():\n    return 1\n\n\n"
-                              "def test_raises():\n    with pytest.raises(ValueError):\n        area(-1, 2)\n"}
-HELPERS = observed.helper_names(SOURCES.values())
-
-
-@pytest.mark.parametrize("text, said", [
-    ("assert 5 == 6\n +  where 5 = area(2, 3)\ndef test_assert():\n>       assert area(2, 3) == 6\nE       assert 5 == 6\n"
-     "E        +  where 5 = area(2, 3)\n\ntests/test_f.py:10: AssertionError",
-     "`area(2, 3)` returns `5`; `6` is expected."),
-    ("ValueError: invalid literal for int() with base 10: '1 kB'\ndef test_exc():\n>       value = parse(\"1 kB\")\n"
-     "\ntests/test_f.py:13:\n    def parse(s):\n>       return int(s)\nE       ValueError: invalid literal for int() "
-     "with base 10: '1 kB'\n\nshapes.py:7: ValueError",
-     "`parse(\"1 kB\")` raises `ValueError: invalid literal for int() with base 10: '1 kB'`."),
-    ("Failed: DID NOT RAISE ValueError\ndef test_raises():\n>       with pytest.raises(ValueError):\n"
-     "E       Failed: DID NOT RAISE ValueError\n\ntests/test_f.py:10: Failed",
-     "`area(-1, 2)` does not raise `ValueError`; it should."),
-    # only the tests' own helper is called: nothing a user would report
-    ("assert 1 == 2\n +  where 1 = make_box()\n>       assert make_box() == 2\nE       assert 1 == 2\n"
-     "E        +  where 1 = make_box()", None),
-])
-def test_one_sentence_per_failure_shape(text, said):
-    assert observed.sentence(text, HELPERS, SOURCES) == said
+PACKAGE = """\
+UNITS = {"B": 1, "kB": 1000}
 
 
-def test_observed_behaviour_orders_by_fail_to_pass_and_reads_import_errors():
-    evidence = observed.Evidence(
-        failures={"tests/test_f.py::test_a": "assert 5 == 6\n +  where 5 = area(2, 3)\n>       assert area(2, 3) == 6"},
-        import_errors={"tests/test_new.py": "ImportError: cannot import name 'percent' from 'units' (/w/units.py)",
-                       "tests/test_other.py": "ImportError: cannot import name 'x' from 'y'"},
-        fail_to_pass=("tests/test_f.py::test_a", "tests/test_new.py::test_b"), test_sources=SOURCES)
-    assert observed.observed_behaviour(evidence) == [
-        "`from units import percent` fails: `units` has no `percent` yet.", "`area(2, 3)` returns `5`; `6` is expected."]
+def area(w, h):
+    return w * h - 1
+
+
+def parse(s):
+    return int(s)
+
+
+def to_bytes(text, binary=False, strict=True):
+    n, unit = text.split()
+    return int(n) * UNITS[unit]
+
+
+class Parser:
+    def __init__(self, base=10):
+        self.base = base
+
+    def parse(self, s):
+        return int(s, self.base)
+
+
+def words(s):
+    return s.split(",")
+
+
+class Box:
+    width = 2
+    height = 4
+
+
+def items(n):
+    return ["item-number-%04d" % i for i in range(n - 1)]
+
+
+class Range:
+    def __init__(self, a, b, step=1):
+        self.a, self.b, self.step = a, b, step
+
+    def __repr__(self):
+        return f"Range({self.a}, {self.b}, {self.step})"
+
+    def __eq__(self, other):
+        return (self.a, self.b, self.step) == (other.a, other.b, other.step)
+
+
+def explode(x):
+    raise RuntimeError("boom")
+"""
+
+TESTS = """\
+import unittest
+import pytest
+import shapes as sh
+from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode
+
+
+def make_box():
+    return 1
+
+
+def test_value():
+    assert area(2, 3) == 6
+
+
+def test_exc():
+    value = parse("1 kB")
+
+
+def test_exc_expected():
+    assert to_bytes("3 MiB", binary=True, strict=False) == 3 * 1024 ** 2
+
+
+def test_raises():
+    with pytest.raises(ValueError):
+        area(-1, 2)
+
+
+def test_other_error():
+    with pytest.raises(KeyError):
+        parse("x")
+
+
+def test_bound():
+    p = Parser(base=16)
+    assert p.parse("x1") == 1
+
+
+def test_len():
+    assert len(words("a b,c")) == 3
+
+
+def test_helper():
+    assert make_box() == 2
+
+
+def test_var():
+    text = "1 B"
+    result = to_bytes(text)
+    assert result == 2
+
+
+def test_truth():
+    assert not area(1, 2)
+
+
+CASES = [("height", 4), ("width", 3)]
+
+
+@pytest.mark.parametrize("prop, want", CASES)
+@pytest.mark.parametrize("scale", [1])
+def test_param(prop, want, scale):
+    assert getattr(Box(), prop) == want
+
+
+def test_missing_item():
+    assert items(3) == ["item-number-0000", "item-number-0001", "item-number-0002"]
+
+
+def test_same():
+    assert Range(2, 3) == Range(2, 3, step=5)
+
+
+def run(x):
+    return explode(x)
+
+
+def test_callee():
+    assert area(run(1), 2) == 3
+
+
+def test_match():
+    with pytest.raises(ValueError, match="a number"):
+        parse("y")
+
+
+class T(unittest.TestCase):
+    def test_ut(self):
+        self.assertEqual(area(1, 1), 1)
+
+    def test_ut_raises(self):
+        self.assertRaises(KeyError, sh.parse, "x")
+
+    def test_ut_regex(self):
+        self.assertRaisesRegex(ValueError, "must be a number", lambda: sh.parse("z"))
+
+    def test_ut_not_raised(self):
+        self.assertRaises(ValueError, sh.area, -1, 2)
+"""
+
+NEW_TESTS = """\
+from shapes import percent
+
+
+def test_percent():
+    assert percent(1, 3) == 33
+"""
+
+SAID = {
+    "test_value": "Calling `area(2, 3)` returns `5`; it should return `6`.",
+    "test_exc": "Calling `parse('1 kB')` raises `ValueError: invalid literal for int() with base 10: '1 kB'`; "
+                "it should not raise.",
+    # the whole call is 8+ tokens of a test line: told argument by argument
+    "test_exc_expected": "Calling `to_bytes` with `'3 MiB'`, `binary=True` and `strict=False` raises `KeyError: "
+                         "'MiB'`; it should return `3 * 1024 ** 2`.",
+    "test_raises": "Calling `area(-1, 2)` does not raise an error; it should raise `ValueError`.",
+    "test_other_error": "Calling `parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'`; "
+                        "it should raise `KeyError`.",
+    "test_bound": "Calling `Parser(base=16).parse('x1')` raises `ValueError: invalid literal for int() with base "
+                  "16: 'x1'`; it should return `1`.",
+    "test_len": "`len(words('a b,c'))` gives `2`; it should be `3`.",
+    # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
+    "test_param": "`Box().width` gives `2`; it should be `3`.",
+    "test_helper": None,
+    "test_callee": None,  # the tests' own helper raised, not area(): nothing to tell
+    # pytest shortened both lists: its explanation says what differs
+    "test_missing_item": "Calling `items(3)` gives a wrong result: the expected result also holds "
+                         "`'item-number-0002'`.",
+    "test_same": "`Range` gives `Range(2, 3, 1)` and `Range(2, 3, 5)`, which compare unequal; they should be equal.",  # only the tests' own helper is called: nothing a user would report
+    "test_var": "Calling `to_bytes('1 B')` returns `1`; it should return `2`.",
+    "test_truth": "Calling `area(1, 2)` returns `1`; it should return a false value.",
+    "test_ut": "Calling `area(1, 1)` returns `0`; it should return `1`.",
+    # a callable handed to assertRaises, and the module as a user spells it (not the tests' alias)
+    "test_ut_raises": "Calling `shapes.parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'`; "
+                      "it should raise `KeyError`.",
+    "test_ut_regex": "Calling `shapes.parse('z')` raises `ValueError: invalid literal for int() with base 10: 'z'`; "
+                     "it should raise `ValueError` with a message matching `must be a number`.",
+    "test_ut_not_raised": "Calling `shapes.area(-1, 2)` does not raise an error; it should raise `ValueError`.",
+    "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "
+                  "raise `ValueError` with a message matching `a number`.",
+}
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory):
+    """The failures of a real pytest run (JUnit XML read by the verifier's own parser) on the package above."""
+    root = tmp_path_factory.mktemp("shapes")
+    (root / "shapes").mkdir()
+    (root / "tests").mkdir()
+    (root / "shapes/__init__.py").write_text(PACKAGE)
+    (root / "tests/test_f.py").write_text(TESTS)
+    (root / "tests/test_new.py").write_text(NEW_TESTS)
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+                    f"--junitxml={root}/j.xml",
+                    "tests"], cwd=root, capture_output=True, env={**os.environ, "PYTHONPATH": str(root)})
+    notes, messages = {}, {}
+    runtime_verifier.parse_junit((root / "j.xml").read_text(), workspace=str(root), messages=messages, notes=notes)
+    sources = {p: (root / p).read_text() for p in ("tests/test_f.py", "tests/test_new.py")}
+    f2p = tuple(notes["failures"]) + ("tests/test_new.py::test_percent",)
+    return observed.Evidence(failures=notes["failures"], import_errors=messages, fail_to_pass=f2p,
+                             test_sources=sources)
+
+
+@pytest.mark.parametrize("name", sorted(SAID))
+def test_one_sentence_per_failure_shape(evidence, name):
+    test_id = next(t for t in evidence.failures if t.endswith("::" + name) or "::" + name + "[" in t)
+    assert observed.sentence(evidence.failures[test_id], evidence, test_id=test_id) == SAID[name]
+
+
+def test_observed_behaviour_leads_with_import_errors_and_keeps_three(evidence):
+    said = observed.observed_behaviour(evidence)
+    assert said[0] == ("`from shapes import percent` fails with `ImportError`: `shapes` has no `percent`; it "
+                       "should provide it. Once it exists, `percent(1, 3)` should return `33`.")
+    assert said[1:] == [SAID["test_value"], SAID["test_exc"]]  # FAIL_TO_PASS order, at most MAX_SENTENCES
     assert observed.section([]) == ""
+
+
+def test_answers_are_kept_back_when_every_check_would_be_told(evidence):
+    """One failing check, told with its expected value, could be passed by special-casing the told input."""
+    only = "tests/test_f.py::test_value"
+    one = observed.Evidence(failures={only: evidence.failures[only]}, import_errors={}, fail_to_pass=(only,),
+                            test_sources=evidence.test_sources)
+    assert observed.checks(one) == 1
+    assert observed.observed_behaviour(one) == ["Calling `area(2, 3)` returns `5`; it should return the correct "
+                                                "result."]
+    assert observed.checks(evidence) > 3  # the module's whole set: the answers are told
+
+
+def test_no_span_repeats_a_test_line(evidence):
+    ctx = AuditContext(test_added_lines=TESTS.splitlines() + NEW_TESTS.splitlines())
+    for text in SAID.values():
+        assert text is None or audit(text, ctx) == [], text
 
 
 @pytest.mark.parametrize("text, states", [

@@ -1,5 +1,5 @@
 """Bare-title pull requests become tasks whose instruction states the failing behaviour the tests observed
-(repo2env/instructions/observed.py), end to end with pr_runtime in a real Docker engine on
+(repo2env/instructions/observed/), end to end with pr_runtime in a real Docker engine on
 tests/helpers/repos.py ``build_bare_title_repo``: a wrong value, an exception, a missing name."""
 
 import json
@@ -14,9 +14,11 @@ from tests.helpers.repos import build_bare_title_repo, git
 pytestmark = pytest.mark.docker
 
 EXPECTED = {
-    1: "`to_bytes('3 MiB')` raises `KeyError: 'MiB'`.",
-    2: "`ratio(1, 0)` raises `ZeroDivisionError: division by zero`.",
-    3: "`from units import percent` fails: `units` has no `percent` yet.",
+    # each PR's tests make one check: the expected values are kept back (observed.observed_behaviour)
+    1: "Calling `to_bytes('3 MiB')` raises `KeyError: 'MiB'`; it should not raise.",
+    2: "Calling `ratio(1, 0)` raises `ZeroDivisionError: division by zero`; it should not raise.",
+    3: "`from units import percent` fails with `ImportError`: `units` has no `percent`; it should provide it. "
+       "Once it exists, `percent(1, 3)` should work.",
 }
 
 

@@ -1,0 +1,84 @@
+"""How actionable the instructions of generated tasks are, before and after the observed-behaviour section.
+
+    python benchmarks/instruction_quality.py TASKS_DIR [TASKS_DIR ...] [--show N]
+
+For every Harbor 1.0 runtime bundle under the folders (``instruction.md``, ``tests/test.patch``,
+``solution/patch.diff``, ``tests/f2p.json``), the instruction without the grader's closing paragraph is measured
+twice: *before* is the text without its "## Observed behaviour" section (what the title and the maintainer's text
+say on their own, as the instruction was made before ``instructions/observed.py``), *after* is the text as
+shipped. Printed per folder and overall: tasks, median words, the share that states an input, a behaviour, an
+expectation and all three (``instructions.actionability``), and the leak audit's findings on the shipped text
+(``instructions.leak_audit``: grading test names and paths, references, SHAs, 8-token runs of the gold patch or of
+the test patch). ``--show N`` prints N instructions as shipped.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from repo2env.instructions import actionability  # noqa: E402
+from repo2env.instructions.leak_audit import AuditContext, added_lines, audit  # noqa: E402
+from repo2env.tasks.runtime import GRADER_RULES  # noqa: E402
+
+
+def _paths(patch: str) -> list[str]:
+    return sorted({line[6:].strip() for line in patch.splitlines() if line.startswith("+++ b/")})
+
+
+def measure(bundle: Path) -> dict:
+    """One bundle's figures: words and parts before/after, and the audit's findings on the shipped text."""
+    text = (bundle / "instruction.md").read_text().replace(GRADER_RULES, "").rstrip() + "\n"
+    before = text.split("## Observed behaviour", 1)[0].rstrip() + "\n"
+    test_patch = (bundle / "tests/test.patch").read_text(errors="replace")
+    ids = json.loads((bundle / "tests/f2p.json").read_text())
+    p2p = bundle / "tests/p2p.json"
+    ids += json.loads(p2p.read_text()) if p2p.exists() else []
+    ctx = AuditContext(test_ids=ids, hidden_paths=_paths(test_patch), test_added_lines=added_lines(test_patch),
+                       gold_added_lines=added_lines((bundle / "solution/patch.diff").read_text(errors="replace")))
+    return {"task": bundle.name, "text": text,
+            "before": {"words": actionability.words(before), "states": actionability.stated(before)},
+            "after": {"words": actionability.words(text), "states": actionability.stated(text)},
+            "findings": [f"{f.rule}: {f.text}" for f in audit(text, ctx)]}
+
+
+def summary(rows: list[dict], when: str) -> str:
+    if not rows:
+        return "0 tasks"
+    share = {p: sum(p in r[when]["states"] for r in rows) / len(rows) for p in actionability.PARTS}
+    full = sum(len(r[when]["states"]) == 3 for r in rows) / len(rows)
+    median = statistics.median(r[when]["words"] for r in rows)
+    parts = " ".join(f"{p} {share[p]:4.0%}" for p in actionability.PARTS)
+    return f"median words {median:5.1f} | {parts} | all three {full:4.0%}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--show", type=int, default=0, help="print N shipped instructions")
+    args = parser.parse_args(argv)
+    everything = []
+    for folder in args.folders:
+        rows = [measure(b) for b in sorted(folder.iterdir()) if (b / "tests/test.patch").exists()
+                and (b / "instruction.md").exists()] if folder.is_dir() else []
+        everything += rows
+        leaks = sum(len(r["findings"]) for r in rows)
+        print(f"{folder.name}: {len(rows)} tasks, {leaks} audit findings")
+        print(f"  before  {summary(rows, 'before')}")
+        print(f"  after   {summary(rows, 'after')}")
+    print(f"ALL: {len(everything)} tasks, {sum(len(r['findings']) for r in everything)} audit findings")
+    print(f"  before  {summary(everything, 'before')}")
+    print(f"  after   {summary(everything, 'after')}")
+    for row in everything:
+        for finding in row["findings"]:
+            print(f"  finding {row['task']}: {finding}")
+    for row in everything[:args.show]:
+        print(f"\n=== {row['task']} (states {', '.join(row['after']['states']) or 'nothing'})\n{row['text']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

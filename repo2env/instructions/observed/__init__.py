@@ -1,0 +1,110 @@
+"""The observed problem, derived from the tests' own evidence: what a user would report, as the FAIL_TO_PASS tests
+saw it before the fix.
+
+For each failed FAIL_TO_PASS test, its failure text (``runtime_verifier.py run``'s ``failure_details``: pytest's
+JUnit XML message and traceback, with assertion rewriting) gives *what happened*, and the test's own failing
+statement, read with ``ast`` from the test file at the head commit (the frame ``path:line`` of the traceback),
+gives *which call* and *what was expected*:
+
+* a wrong value (``assert area(2, 3) == 6`` / ``assert 5 == 6``; unittest's ``5 != 6``):
+  "Calling `area(2, 3)` returns `5`; it should return `6`."; when pytest shortened the values, what its
+  explanation says differs ("... gives a wrong result: the expected result also holds `'x'`.");
+* two results of one function that should compare equal: "`numeric_range` gives `a` and `b`, which compare
+  unequal; they should be equal.";
+* an exception under the statement (``E ValueError: ...``), told of the call the traceback entered:
+  "Calling `parse('1 kB')` raises `ValueError: ...`; it should return `1000`." (or "it should not raise", or,
+  under ``pytest.raises(KeyError)``/``assertRaises``, "it should raise `KeyError`", or "... with a message
+  matching `pattern`" when the type was right and the message not);
+* an exception not raised (``DID NOT RAISE``, unittest's ``not raised``): "Calling `area(-1, 2)` does not raise
+  an error; it should raise `ValueError`.";
+* a module that cannot be imported (``cannot import name 'X' from 'pkg'``, ``No module named``): the name asked
+  for, and what a call to it in the tests expects ("Once it exists, `percent(1, 3)` should return `33`.").
+
+A name the test function assigns (``p = Parser()``) is shown as its value when that is a literal or a call
+(`` `Parser().parse('x')` ``). Sentences never name a test file, a test function or a helper the tests define
+(a failure whose only call is one says nothing), and no code span repeats ``leak_audit.DEFAULT_NGRAM`` tokens of
+a test file's line: a call that would is told as "`f` with `a` and `b`". The instruction they join is audited
+as every instruction is, with the test patch's lines in the n-gram audit.
+
+Files: ``evidence.py`` (what the runs collected), ``failing_statement.py`` (where in the test file),
+``spans.py`` (how a call is written), ``shapes.py`` (one sentence per failure), this file (which sentences,
+and whether their expected values may be told).
+"""
+
+import ast
+
+from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
+from repo2env.instructions.observed.failing_statement import RAISES
+from repo2env.instructions.observed.shapes import import_sentence, sentence, usage
+from repo2env.instructions.observed.spans import Teller, attr_name
+
+__all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section", "sentence"]
+
+
+MAX_SENTENCES = 3
+
+
+def observed_behaviour(evidence: Evidence) -> list[str]:
+    """Up to ``MAX_SENTENCES`` distinct sentences of what the FAIL_TO_PASS tests saw before the fix (module
+    docstring), FAIL_TO_PASS order; empty when no failure has a shape that can be told without the tests.
+
+    The expected values are told only while the tests make more checks (``checks``) than sentences are told: an
+    agent that special-cases the told inputs still fails the checks it was not told. Otherwise the sentences
+    keep inputs and what happens, and say only that the result should be correct (an expected exception or
+    message, which cannot be guessed, is still told)."""
+    out = _sentences(evidence, Teller(evidence))
+    if checks(evidence) <= len(out):  # every check would be told with its answer: keep the answers back
+        out = _sentences(evidence, Teller(evidence, disclose=False))
+    return out
+
+
+def checks(evidence: Evidence) -> int:
+    """How many checks the FAIL_TO_PASS tests make: per test id (each parametrized case counts), its function's
+    ``assert`` statements, ``self.assert*`` calls and ``pytest.raises``/``warns``, one in a loop counting
+    twice."""
+    trees: dict[str, ast.Module | None] = {}
+    total = 0
+    for test_id in evidence.fail_to_pass:
+        path, _, rest = test_id.partition("::")
+        name = rest.split("::")[-1].split("[")[0]
+        if path not in trees:
+            trees[path] = parse_source(evidence.test_sources.get(path, ""))
+        func = next((n for n in ast.walk(trees[path]) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and n.name == name), None) if trees[path] else None
+        total += _count_checks(func, 1) if func is not None else 0
+    return total
+
+
+def _count_checks(node, weight: int) -> int:
+    count = 0
+    for child in ast.iter_child_nodes(node):
+        inner = 2 * weight if isinstance(child, ast.For | ast.AsyncFor | ast.While | ast.comprehension) else weight
+        if isinstance(child, ast.Assert) or (isinstance(child, ast.Call) and (
+                (attr_name(child.func) or "").startswith("assert") or attr_name(child.func) in RAISES)):
+            count += weight
+        count += _count_checks(child, inner)
+    return count
+
+
+def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
+    out: list[str] = []
+    for path in sorted({t.split("::", 1)[0] for t in evidence.fail_to_pass} & set(evidence.import_errors)):
+        said = import_sentence(evidence.import_errors[path])
+        if said and said[0] not in out:
+            told = usage(said[1], path, evidence, teller)
+            out.append(said[0] + (f" {told}" if told else ""))
+    for test_id in evidence.fail_to_pass:
+        if len(out) >= MAX_SENTENCES:
+            break
+        text = evidence.failures.get(test_id)
+        said = sentence(text, evidence, teller, test_id) if text else None
+        if said and said not in out:
+            out.append(said)
+    return out[:MAX_SENTENCES]
+
+
+def section(sentences: list[str]) -> str:
+    """The instruction's "Observed behaviour" section (Markdown), or "" without sentences."""
+    if not sentences:
+        return ""
+    return "## Observed behaviour\n\n" + "\n".join(f"- {s}" for s in sentences) + "\n"

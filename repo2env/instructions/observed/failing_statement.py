@@ -1,0 +1,188 @@
+"""Where a FAIL_TO_PASS test failed: its frame in the traceback (``path:line``), the statement there in the test
+file (``ast``), the names bound before it (assignments, ``@pytest.mark.parametrize`` cases by the node id's
+``[...]``, import aliases), what it expects raised (``pytest.raises``/``assertRaises*``) and which function the
+traceback entered next."""
+
+import ast
+import re
+from dataclasses import dataclass
+
+from repo2env.instructions.observed.spans import attr_name, is_bindable, is_literal
+
+_FRAME = re.compile(r"^([\w./\\-]+\.py):(\d+):", re.M)
+
+RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns", "assertWarns"}
+
+
+def test_frame(text: str, sources: dict) -> tuple[str, int] | None:
+    """The test file's frame in the traceback: its path and line."""
+    for m in _FRAME.finditer(text):
+        path = m.group(1).replace("\\", "/").removeprefix("./")
+        if path in sources:
+            return path, int(m.group(2))
+    return None
+
+
+@dataclass
+class Site:
+    """Where a test failed: the ``statement``, the names bound before it (name -> value expr), an expected
+    exception (``pytest.raises(X, match=...)``, ``assertRaises(X)``/``assertRaisesRegex(X, pattern)``) and the
+    call made under it when the test passes a callable (``assertRaises(X, f, a)``, ``lambda: f(a)``)."""
+
+    statement: ast.stmt | None = None
+    bound: dict | None = None
+    expect_raise: str | None = None
+    expect_match: str | None = None
+    raising_call: ast.expr | None = None
+
+
+def raises_call(call: ast.Call) -> tuple[str, str | None, ast.expr | None] | None:
+    """(exception, pattern, the call made) of ``pytest.raises(...)``/``self.assertRaises*(...)``, else None."""
+    name = attr_name(call.func)
+    if name not in RAISES or not call.args:
+        return None
+    regex = name.endswith(("Regex", "Regexp"))
+    pattern = next((k.value for k in call.keywords if k.arg in ("match", "expected_regex")), None)
+    if regex and len(call.args) > 1:
+        pattern = call.args[1]
+    rest = call.args[2 if regex else 1:]
+    made = None
+    if rest:
+        func, args = rest[0], rest[1:]
+        made = func.body if isinstance(func, ast.Lambda) else ast.Call(func=func, args=list(args), keywords=[
+            k for k in call.keywords if k.arg not in ("match", "msg", "expected_regex")])
+    shown = ast.literal_eval(pattern) if isinstance(pattern, ast.Constant) and isinstance(pattern.value, str) \
+        else None
+    return ast.unparse(call.args[0]), shown, made
+
+
+def _param_id(value, ids=None) -> str | None:
+    """pytest's id for one parametrize value: ``ids=str``/``repr`` applied to a literal, else the value itself
+    for strings (non-ASCII escaped, as pytest does), numbers, booleans and None; None when pytest would use
+    ``argname<index>``."""
+    if isinstance(ids, ast.Name) and is_literal(value):
+        try:
+            shown = (str if ids.id == "str" else repr)(ast.literal_eval(value))
+        except (ValueError, SyntaxError, TypeError):
+            return None
+        return shown.encode("unicode_escape").decode("ascii") if ids.id == "str" else shown
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant):
+        return "-" + str(value.operand.value)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str | int | float | bool | type(None)):
+        shown = str(value.value)
+        return shown.encode("unicode_escape").decode("ascii") if isinstance(value.value, str) else shown
+    return None
+
+
+def parametrized(func, case: str, tree: ast.Module | None = None) -> dict:
+    """The values a ``@pytest.mark.parametrize`` test ran with in the case whose id is ``case`` (the ``[...]``
+    of its node id): argument name -> value expr. Values are literal lists (or module-level names bound to
+    one) that pytest shows as they are, or ``pytest.param(..., id=...)``; stacked decorators join their ids
+    with ``-``, the one nearest the function first (pytest's order). Anything else gives {}."""
+    options = []
+    for decorator in reversed(func.decorator_list):
+        if isinstance(decorator, ast.Call) and attr_name(decorator.func) == "parametrize":
+            found = _cases(decorator, tree)
+            if not found:
+                return {}
+            options.append(found)
+    combos = [("", {})]
+    for found in options:
+        combos = [((f"{i}-{j}" if i else j), {**a, **b}) for i, a in combos for j, b in found][:2000]
+    return next((bound for shown, bound in combos if shown == case), {}) if options else {}
+
+
+def _cases(decorator: ast.Call, tree) -> list[tuple[str, dict]]:
+    """(id, argument name -> value) for each case of one parametrize decorator; [] when unknown."""
+    if len(decorator.args) < 2:
+        return []
+    ids_kw = next((k.value for k in decorator.keywords if k.arg == "ids"), None)
+    if ids_kw is not None and not (isinstance(ids_kw, ast.Name) and ids_kw.id in ("str", "repr")) and not (
+            isinstance(ids_kw, ast.List | ast.Tuple) and all(isinstance(e, ast.Constant) for e in ids_kw.elts)):
+        return []
+    names_node, values = decorator.args[0], decorator.args[1]
+    if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+        names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+    elif isinstance(names_node, ast.List | ast.Tuple):
+        names = [n.value for n in names_node.elts if isinstance(n, ast.Constant)]
+    else:
+        return []
+    if isinstance(values, ast.Name) and tree is not None:  # a module-level constant list
+        values = next((n.value for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign) and n.value is not None
+                       and any(isinstance(t, ast.Name) and t.id == values.id
+                               for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))), None)
+    if not isinstance(values, ast.List | ast.Tuple):
+        return []
+    found = []
+    for index, entry in enumerate(values.elts):
+        given = None
+        if isinstance(entry, ast.Call) and attr_name(entry.func) == "param":
+            given = next((k.value.value for k in entry.keywords if k.arg == "id" and isinstance(k.value, ast.Constant)),
+                         None)
+            entry = ast.Tuple(elts=list(entry.args), ctx=ast.Load()) if len(names) > 1 else (
+                entry.args[0] if entry.args else None)
+        parts = list(entry.elts) if len(names) > 1 and isinstance(entry, ast.Tuple | ast.List) else [entry]
+        if entry is None or len(parts) != len(names):
+            return []
+        ids = [_param_id(p, ids_kw) or f"{n}{index}" for p, n in zip(parts, names)]
+        if isinstance(ids_kw, ast.List | ast.Tuple):
+            given = str(ids_kw.elts[index].value) if index < len(ids_kw.elts) else None
+        found.append((given if given is not None else "-".join(ids),
+                      {n: p for n, p in zip(names, parts) if is_literal(p)}))
+    return found
+
+
+def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -> Site:
+    """The failing statement at ``line`` (the innermost simple statement covering it; at a ``with`` line, the
+    first statement of its body), the names bound before it in its function, and what it expects raised."""
+    func = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= line <= (node.end_lineno or 0):
+            if func is None or node.lineno >= func.lineno:
+                func = node
+    if func is None and test_name:
+        func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and n.name == test_name), None)
+    if func is None:
+        return Site()
+    site = Site(bound=parametrized(func, case, tree) if case else {})
+    for node in ast.walk(func):
+        if not isinstance(node, ast.stmt) or node is func or not (node.lineno <= line <= (node.end_lineno or 0)):
+            continue
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                raises = raises_call(item.context_expr) if isinstance(item.context_expr, ast.Call) else None
+                if raises:
+                    site.expect_raise, site.expect_match = raises[0], raises[1]
+            if node.lineno == line and node.body:
+                site.statement = node.body[0]
+        elif not isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.FunctionDef
+                            | ast.AsyncFunctionDef | ast.ClassDef):
+            site.statement = node
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                raises = raises_call(node.value)
+                if raises:
+                    site.expect_raise, site.expect_match, site.raising_call = raises
+    for node in tree.body:  # import aliases, as a user spells the module: ``mi`` -> ``more_itertools``
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.asname and alias.asname != alias.name:
+                    site.bound[alias.asname] = ast.Name(id=alias.name, ctx=ast.Load())
+    before = site.statement.lineno if site.statement else line
+    for node in ast.walk(func):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.lineno < before and is_bindable(node.value)):
+            site.bound[node.targets[0].id] = node.value
+    return site
+
+
+def callee_of(text: str, test_path: str) -> str | None:
+    """The function the traceback entered after the test's own frame: the next ``def name(`` source line or
+    ``path:line: in name`` frame line (pytest's long and short entries)."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.replace("\\", "/").startswith(test_path + ":")), None)
+    for line in lines[start + 1:] if start is not None else ():
+        m = re.match(r"^\s*(?:async\s+)?def (\w+)\(", line) or re.match(r"^[\w./\\-]+\.py:\d+: in (\w+)$", line)
+        if m:
+            return m.group(1)
+    return None

@@ -1,0 +1,339 @@
+"""One sentence per failed test, by the shape of its failure (the package docstring lists them): a wrong value,
+an exception, an exception not raised or raised with another message, two results that should compare equal,
+a name that cannot be imported. Values come from pytest's assertion rewriting and unittest's messages; calls
+and expected values from the failing statement (``failing_statement``)."""
+
+import ast
+import re
+
+from repo2env.instructions.observed.evidence import Evidence, parse_source
+from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
+from repo2env.instructions.observed.spans import Substitute, Teller, attr_name, copy_node, is_literal
+
+_WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
+
+_ASSERT = re.compile(r"^(?:AssertionError:\s*)?assert\s+(.+?)\s*(==|!=|is not|is|not in|in|<=|>=|<|>)\s*(.+)$")
+
+_ASSERT_TRUTH = re.compile(r"^(?:AssertionError:\s*)?assert\s+(not\s+)?(.+)$")
+
+_UNITTEST_NE = re.compile(r"^(?:AssertionError:\s*)?(?:\w+ differ: )?(.+?) != (.+)$")  # "Lists differ: a != b"
+
+_EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration|Timeout))"
+                  r"(?::\s?(.*))?$")
+
+_DID_NOT_RAISE = re.compile(r"DID NOT (?:RAISE|WARN)\s+<?(?:class\s+)?'?([\w.]+)'?>?")
+
+_CANNOT_IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
+
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+
+_OPS = {"==": "it should return {r}", "is": "it should return {r}", "!=": "it should return something other "
+        "than {r}", "is not": "it should return something other than {r}", "in": "it should be one of {r}",
+        "not in": "it should not be one of {r}", "<": "it should be less than {r}", "<=": "it should be at most {r}",
+        ">": "it should be greater than {r}", ">=": "it should be at least {r}"}
+
+_UNITTEST = {"assertEqual": "==", "assertEquals": "==", "assertIs": "is", "assertIn": "in",
+             "assertNotEqual": "!=", "assertListEqual": "==", "assertDictEqual": "==", "assertTupleEqual": "==",
+             "assertSequenceEqual": "==", "assertCountEqual": "==", "assertAlmostEqual": "==",
+             "assertGreater": ">", "assertLess": "<", "assertGreaterEqual": ">=", "assertLessEqual": "<="}
+
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+        ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+def _subject(expr, teller: Teller, bound: dict, callee: str | None = None) -> str | None:
+    """The outermost public call in ``expr`` (a bound name standing for one counts), as a code span; with
+    ``callee`` (the function the traceback entered next), the call of that name first."""
+    call = _subject_call(expr, teller, bound, callee)
+    return teller.call_span(call, {}) if call is not None else None
+
+
+def _subject_call(expr, teller: Teller, bound: dict, callee: str | None = None) -> ast.Call | None:
+    expr = Substitute(bound).visit(copy_node(expr))
+    every = [n for n in ast.walk(expr) if isinstance(n, ast.Call)]
+    calls = [n for n in every if teller.call_span(n, {})]
+    named = [c for c in calls if callee and attr_name(c.func) == callee]
+    if not named and callee and any(attr_name(c.func) == callee for c in every):
+        return None  # the call that raised is the tests' own machinery: another call did not raise
+    return (named or calls or [None])[0]
+
+
+def _expected(node, teller: Teller, bound: dict) -> str | None:
+    """The expected value when the test states it as a literal (or a name bound to one), and values may be
+    told (``Teller.disclose``)."""
+    if not teller.disclose:
+        return None
+    if isinstance(node, ast.Name) and node.id in bound:
+        node = bound[node.id]
+    if is_literal(node):
+        return teller.code(ast.unparse(node))
+    return None
+
+
+def _error_line(text: str) -> str | None:
+    """The exception of the last ``E   SomeError: message`` line (not an assertion's)."""
+    found = None
+    for line in text.splitlines():
+        if line.startswith("E"):
+            m = _EXC.match(line[1:].strip())
+            if m and m.group(1) != "AssertionError":
+                found = m.group(1) + (f": {m.group(2).strip()}" if m.group(2) else "")
+    return found
+
+
+def _assert_parts(statement) -> tuple | None:
+    """(subject expr, op, expected expr) of ``assert a OP b``, ``assert f(x)``/``assert not f(x)`` (op "true" /
+    "false") or ``self.assertEqual(a, b)``-style calls."""
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            return test.left, _CMP.get(type(test.ops[0]), "=="), test.comparators[0]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return test.operand, "false", None
+        return test, "true", None
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        name = attr_name(call.func)
+        if name in _UNITTEST and len(call.args) >= 2:
+            return call.args[0], _UNITTEST[name], call.args[1]
+        if name in ("assertTrue", "assertFalse", "assertIsNone", "assertIsNotNone") and call.args:
+            return call.args[0], {"assertTrue": "true", "assertFalse": "false", "assertIsNone": "none",
+                                  "assertIsNotNone": "not none"}[name], None
+    return None
+
+
+def _returned(text: str, message: str, subject_src: str | None) -> str | None:
+    """The value the call gave, from pytest's rewriting (``+ where 5 = area(2, 3)`` or the left side of
+    ``assert 5 == 6``) or unittest's ``5 != 6``."""
+    lines = [ln[1:].strip() if ln.startswith("E") else ln.strip() for ln in text.splitlines()]
+    for ln in lines:
+        m = _WHERE.match(ln)
+        if m and subject_src and " ".join(m.group(2).split()) == " ".join(subject_src.split()):
+            return m.group(1)
+    for ln in [message] + [ln for ln in lines if ln.startswith("assert ")]:
+        m = _ASSERT.match(ln)
+        if m:
+            return m.group(1)
+        m = _ASSERT_TRUTH.match(ln)
+        if m:
+            return m.group(2)
+    m = _UNITTEST_NE.match(message)
+    return m.group(1) if m else None
+
+
+def _want(op: str, shown: str | None, verb: str = "return") -> str:
+    """What should happen, for the comparison ``op`` against the code span ``shown``."""
+    if op in ("true", "false", "none", "not none"):
+        return {"true": "it should {v} a true value", "false": "it should {v} a false value",
+                "none": "it should {v} `None`", "not none": "it should {v} a value, not `None`"}[op].format(v=verb)
+    if shown:
+        return _OPS.get(op, "it should be {r}").format(r=shown).replace("return", verb)
+    return "it should {v} the correct result".format(v=verb)
+
+
+def _assertion(left, op, right, text, message, raised, teller: Teller, bound, callee=None) -> str | None:
+    """The sentence of a failed assertion about ``left`` (a public call, or an expression holding one)."""
+    subject = _subject(left, teller, bound)
+    if subject is None:
+        return None
+    if raised:  # the call that raised, when the traceback says which: what it should do is not raise
+        call = _subject_call(left, teller, bound, callee)
+        whole = ast.unparse(Substitute(bound).visit(copy_node(left)))
+        error = teller.code(raised)
+        if call is not None and ast.unparse(call) != whole and callee and attr_name(call.func) == callee and error:
+            return f"Calling {teller.call_span(call, {})} raises {error}; it should not raise."
+        if call is None:  # the tests' own helper raised
+            return None
+    call = bound.get(left.id) if isinstance(left, ast.Name) else left
+    direct = isinstance(call, ast.Call) and teller.call_text(call, bound) is not None
+    if not direct:  # len(f(x)), f(x).name, f(x)[0]: the value is of the whole expression
+        resolved = Substitute(bound).visit(copy_node(left))
+        whole = teller.code(ast.unparse(resolved))
+        inner = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call) and teller.public(n)), None)
+        func = teller.code(ast.unparse(inner.func) + "(…)") if inner is not None else None
+        subject = whole or (f"A value computed with {func}" if func else None)
+        if subject is None:
+            return None
+    expected = _expected(right, teller, bound) if right is not None else None
+    verb = "return" if direct else "be"
+    if not raised and op in ("==", "!=") and right is not None and expected is None and _same_function(
+            left, right, teller, bound):
+        return _both_computed(left, op, message, teller, bound)
+    if raised:
+        error = teller.code(raised)
+        if error is None:
+            return None
+        want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
+            else "it should not raise"
+        return f"{'Calling ' if direct else 'Computing '}{subject} raises {error}; {want}."
+    m = _ASSERT.match(message)
+    from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
+                                         else None)
+    shown = expected or (teller.code(from_message) if from_message and op not in ("true", "false")
+                         and teller.disclose and "..." not in from_message else None)
+    value = _returned(text, message, ast.unparse(left) if direct and isinstance(left, ast.Call) else None)
+    value_span = teller.code(value) if value and "..." not in value else None  # pytest shortened it
+    hint = _diff_hint(text, teller) if not (value_span and shown) and teller.disclose else None
+    if direct:
+        happened = f"returns {value_span}" if value_span else "gives a wrong result"
+    else:
+        happened = f"gives {value_span}" if value_span else "gives a wrong result"
+    if hint:
+        return f"{'Calling ' if direct else ''}{subject} {happened}: {hint}."
+    return f"{'Calling ' if direct else ''}{subject} {happened}; {_want(op, shown, verb)}."
+
+
+_MORE_ITEMS = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?(?:, first extra item)?: (.+)$")
+
+_AT_INDEX = re.compile(r"^At index (\d+) diff: (.+?) != (.+)$")
+
+
+def _diff_hint(text: str, teller: Teller) -> str | None:
+    """What pytest's comparison explanation says differs, when the values themselves were shortened:
+    "the expected result also holds `x`", "it also holds `x`, which is not expected", "at index 2 it holds
+    `a` where `b` is expected"."""
+    for line in text.splitlines():
+        line = line[1:].strip() if line.startswith("E") else line.strip()
+        m = _MORE_ITEMS.match(line)
+        if m and teller.code(m.group(2)):
+            if m.group(1) == "Right":
+                return f"the expected result also holds {teller.code(m.group(2))}"
+            return f"it also holds {teller.code(m.group(2))}, which is not expected"
+        m = _AT_INDEX.match(line)
+        if m and teller.code(m.group(2)) and teller.code(m.group(3)):
+            return (f"at index {m.group(1)} it holds {teller.code(m.group(2))} where {teller.code(m.group(3))} "
+                    "is expected")
+    return None
+
+
+def _mismatch(text: str) -> tuple[str, str] | None:
+    """(pattern, actual message) when the exception expected was raised with another message: unittest's
+    ``"pat" does not match "msg"``, pytest's ``Regex: 'pat'`` / ``Input: 'msg'`` (8+) or ``Pattern 'pat' does
+    not search string 'msg'`` (older); pytest 8.4+ says ``Expected regex:`` / ``Actual message:``."""
+    for pattern in (_UNITTEST_MISMATCH, _PYTEST_MISMATCH, _PYTEST_OLD_MISMATCH):
+        m = pattern.search(text)
+        if m:
+            return m.group(1), m.group(2)
+    return None
+
+
+_UNITTEST_MISMATCH = re.compile(r'"(.+?)" does not match "(.+?)"(?:\n|$)', re.M)
+
+_PYTEST_MISMATCH = re.compile(r"(?:Expected regex|Regex): ['\"](.+?)['\"]\s*\n(?:E\s+)?\s*(?:Actual message|Input): "
+                              r"['\"](.+?)['\"]\s*$", re.M)
+
+_PYTEST_OLD_MISMATCH = re.compile(r"Pattern ['\"](.+?)['\"] (?:does not search string|not found in) ['\"](.+?)['\"]")
+
+
+def _same_function(left, right, teller: Teller, bound) -> bool:
+    """Both sides of a comparison are results of the same public function (``f(a) == f(b)``)."""
+    a, b = _subject_call(left, teller, bound), _subject_call(right, teller, bound)
+    return a is not None and b is not None and ast.unparse(a.func) == ast.unparse(b.func)
+
+
+def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
+    """Two values the library computed that should (not) be equal: "`f` gives `a` and `b`, which compare
+    unequal; they should be equal." (the values as the failure shows them)."""
+    m = _ASSERT.match(message) or _UNITTEST_NE.match(message)
+    if m is None:
+        return None
+    first, second = (m.group(1), m.group(3)) if m.re is _ASSERT else (m.group(1), m.group(2))
+    call = next((n for n in ast.walk(Substitute(bound).visit(copy_node(left))) if isinstance(n, ast.Call)
+                 and teller.public(n)), None)
+    func = teller.code(ast.unparse(call.func)) if call is not None else None
+    a, b = teller.code(first), teller.code(second)
+    if not (func and a and b and teller.disclose) or "..." in first + second:
+        return None
+    if op == "==":
+        return f"{func} gives {a} and {b}, which compare unequal; they should be equal."
+    return f"{func} gives {a} and {b}, which compare equal; they should differ."
+
+
+def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_id: str = "") -> str | None:
+    """One sentence for one failed test's failure ``text`` (module docstring), or None when no shape fits."""
+    teller = teller or Teller(evidence)
+    message = text.split("\n", 1)[0].strip()
+    frame = test_frame(text, evidence.test_sources)
+    name = test_id.split("::")[-1].split("[")[0] if test_id else None
+    site = Site()
+    if frame:
+        tree = parse_source(evidence.test_sources[frame[0]])
+        last = test_id.split("::")[-1]
+        case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
+        site = locate(tree, frame[1], name, case) if tree else site
+    if site.statement is None:
+        return None
+    bound = site.bound
+    callee = callee_of(text, frame[0]) if frame else None
+    under = site.raising_call if site.raising_call is not None else site.statement
+    raised = _error_line(text)
+    m = _DID_NOT_RAISE.search(text)
+    if m or (site.raising_call is not None and not raised and "AssertionError" in message
+             and "not raised" in message):
+        subject = _subject(under, teller, bound)
+        wanted = m.group(1) if m else site.expect_raise
+        return f"Calling {subject} does not raise an error; it should raise `{wanted}`." if subject else None
+    mismatch = _mismatch(text) if site.expect_raise else None
+    if mismatch:
+        subject, error = _subject(under, teller, bound), teller.code(f"{site.expect_raise}: {mismatch[1]}")
+        pattern = teller.code(mismatch[0])
+        if subject and error and pattern:
+            return (f"Calling {subject} raises {error}; it should raise `{site.expect_raise}` with a message "
+                    f"matching {pattern}.")
+        return None
+    parts = _assert_parts(site.statement) if site.raising_call is None else None
+    if parts is not None:
+        left, op, right = parts
+        if _subject(left, teller, bound) is None and right is not None and _subject(right, teller, bound):
+            left, right = right, left
+        return _assertion(left, op, right, text, message, raised, teller, bound, callee)
+    if raised:
+        subject, error = _subject(under, teller, bound, callee), teller.code(raised)
+        if subject and error:
+            if site.expect_raise and site.expect_raise.split(".")[-1] != raised.split(":")[0].split(".")[-1]:
+                return f"Calling {subject} raises {error}; it should raise `{site.expect_raise}`."
+            if not site.expect_raise:
+                return f"Calling {subject} raises {error}; it should not raise."
+    return None
+
+
+def import_sentence(message: str) -> tuple[str, str] | None:
+    """(sentence, the missing name) for an import error of a test module."""
+    m = _CANNOT_IMPORT.search(message)
+    if m:
+        return (f"`from {m.group(2)} import {m.group(1)}` fails with `ImportError`: `{m.group(2)}` has no "
+                f"`{m.group(1)}`; it should provide it.", m.group(1))
+    m = _ATTR.search(message)
+    if m:
+        return (f"`{m.group(1)}.{m.group(2)}` does not exist (`AttributeError`); it should.", m.group(2))
+    m = _NO_MODULE.search(message)
+    if m:
+        return f"`import {m.group(1)}` fails: there is no module `{m.group(1)}`; it should exist.", \
+            m.group(1).rsplit(".", 1)[-1]
+    return None
+
+
+def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | None:
+    """What a FAIL_TO_PASS test of ``path`` expects of the missing ``name``: "Once it exists, `f(1)` should
+    return `2`." (the first ``assert f(...) == literal`` that calls it)."""
+    tree = parse_source(evidence.test_sources.get(path, ""))
+    wanted = {t.split("::")[-1].split("[")[0] for t in evidence.fail_to_pass if t.startswith(path + "::")}
+    for func in ast.walk(tree) if tree else ():
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.name not in wanted:
+            continue
+        for node in ast.walk(func):
+            parts = _assert_parts(node) if isinstance(node, ast.stmt) else None
+            if not parts or parts[2] is None or parts[1] != "==":
+                continue
+            left, _op, right = parts
+            if not (isinstance(left, ast.Call) and name in ast.unparse(left.func).split(".")):
+                continue
+            site = locate(tree, node.lineno, func.name)
+            subject, expected = teller.call_span(left, site.bound), _expected(right, teller, site.bound)
+            if subject and expected:
+                return f"Once it exists, {subject} should return {expected}."
+            if subject:
+                return f"Once it exists, {subject} should work."
+    return None
