@@ -35,14 +35,20 @@ from repo2env.pipeline import (
     open_source,
     parse_pipeline_opts,
     reject_pr_filters,
+    some_of,
     split_at,
     strip_type,
     whole_number,
     words,
 )
 
-OPTIONS = {"exclude_authors": (words, None), "include_types": (words, None), "min_subject_chars": (whole_number, None),
-           "all_parents": (flag, False)}
+COMMIT_TYPES = ("feat", "fix", "docs", "chore", "ci", "style", "test", "tests", "build", "refactor", "perf", "revert")
+OPTIONS = {"exclude_authors": (words, None, "substrings of 'Name <email>' that mark a bot's commits (default: "
+                               "[bot], dependabot, renovate, pre-commit-ci, ...)"),
+           "include_types": (some_of(*COMMIT_TYPES), None, "conventional-commit types kept although they are not "
+                             "fixes, e.g. refactor,perf"),
+           "min_subject_chars": (whole_number, None, "word characters a subject needs (default 12)"),
+           "all_parents": (flag, False, "walk every parent, not only the first-parent history")}
 
 
 def filter_config(opts: dict[str, str]) -> tuple[CommitFilterConfig, bool]:
@@ -55,10 +61,13 @@ def filter_config(opts: dict[str, str]) -> tuple[CommitFilterConfig, bool]:
 
 
 class CommitRuntimePipeline:
-    """The commit_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
+    """Plain commits that fix something as runtime tasks, for repositories that commit fixes directly.
+
+    The commit_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "commit_runtime"
     version = "0.1.0"
+    options = OPTIONS
     formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
@@ -88,15 +97,21 @@ class CommitRuntimePipeline:
     def task_id(self, repo: RepoRef, candidate: CommitCandidate) -> str:
         return f"{repo.task_prefix}-{candidate.sha[:12]}"
 
-    def build(self, repo: RepoRef, commit: CommitCandidate, ctx: BuildContext) -> Draft | Skip:
+    def screen(self, repo: RepoRef, commit: CommitCandidate, options: GenerateOptions) -> Skip | None:
+        """The cheap filters (no Docker): the message's (merge, revert, release, type, author) and the change's
+        (docs/CI only, no test change, too many source files)."""
         reason = message_skip_reason(commit, self._filters)
-        if reason is not None:
-            return Skip(reason)
+        if reason is None:
+            split = split_at(repo, commit.parent_sha, commit.sha)
+            reason = change_skip_reason(commit, split, max_source_files=options.max_source_files)
+        return Skip(reason) if reason is not None else None
+
+    def build(self, repo: RepoRef, commit: CommitCandidate, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
+        skip = self.screen(repo, commit, ctx.options)
+        if skip is not None:
+            return skip
         split = split_at(repo, commit.parent_sha, commit.sha)
-        reason = change_skip_reason(commit, split, max_source_files=ctx.options.max_source_files)
-        if reason is not None:
-            return Skip(reason)
         ctx.report("problem statement")
         issue = self._source.linked_issues(f"{commit.subject}\n\n{commit.body}")
         title, body = (issue.title, issue.body) if issue else (strip_type(commit.subject), commit.body)

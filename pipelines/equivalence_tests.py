@@ -35,15 +35,21 @@ from repo2env.pipeline import (
     share,
 )
 
-OPTIONS = {"reference": (choice("visible", "hidden"), "visible"), "seed": (integer, 0),
-           "min_kill_rate": (share, 0.6), "min_cases": (integer, 10), "min_lines": (integer, 3),
-           "max_lines": (integer, 40)}
+OPTIONS = {"reference": (choice("visible", "hidden"), "visible", "whether the agent sees the reference function"),
+           "seed": (integer, 0, "seed of the generated cases and mutants"),
+           "min_kill_rate": (share, 0.6, "share of mutants the generated cases must kill"),
+           "min_cases": (integer, 10, "generated cases a task needs"),
+           "min_lines": (integer, 3, "shortest function body, in lines"),
+           "max_lines": (integer, 40, "longest function body, in lines")}
 
 
 class EquivalenceTestsPipeline:
-    """The equivalence_tests pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
+    """Functions of a revision as equivalence tasks: rewrite a function so that generated cases behave the same.
+
+    The equivalence_tests pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "equivalence_tests"
+    options = OPTIONS
     version = "0.1.0"
     formats = ("harbor-1.0", "harbor-1.3")
 

@@ -27,18 +27,24 @@ from repo2env.pipeline import (
     flag,
     parse_diff_weights,
     parse_pipeline_opts,
+    screen_diff_task,
     whole_number,
 )
 
-OPTIONS = {"emit_harbor_env": (flag, True), "weights": (parse_diff_weights, DEFAULT_DIFF_WEIGHTS),
-           "min_changed_lines": (whole_number, 2)}
+OPTIONS = {"emit_harbor_env": (flag, True, "false writes text-only tasks (task.toml, instruction.md, solution/)"),
+           "weights": (parse_diff_weights, DEFAULT_DIFF_WEIGHTS, "reward components' weights, e.g. "
+                       "sequence:0.5,file_f1:0.3,judge:0.2"),
+           "min_changed_lines": (whole_number, 2, "non-test changed lines a change needs")}
 
 
 class PrDiffPipeline(PullRequestPipeline):
-    """The pr_diff pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
+    """Merged pull requests as diff tasks: the agent's patch is scored against the gold patch, no tests run.
+
+    The pr_diff pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "pr_diff"
     version = "0.1.0"
+    options = OPTIONS
 
     def __init__(self) -> None:
         self._source = None
@@ -50,6 +56,11 @@ class PrDiffPipeline(PullRequestPipeline):
         self._settings = DiffSettings(emit_env=opts["emit_harbor_env"], weights=dict(opts["weights"]),
                                       min_lines=opts["min_changed_lines"])
         return self.plan_prs(source, options)
+
+    def screen(self, repo: RepoRef, pr: PullRequest, options: GenerateOptions) -> Skip | None:
+        """The cheap filters (no Docker): revert or release titles, docs/CI-only changes, too many files, too
+        few changed lines."""
+        return screen_diff_task(repo, pr, options, self._settings)
 
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         return build_diff_task(ctx, repo, pr, self._source, task_id=self.task_id(repo, pr), pipeline=self.name,

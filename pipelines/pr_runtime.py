@@ -25,10 +25,13 @@ from repo2env.pipeline import (
 
 
 class PrRuntimePipeline(PullRequestPipeline):
-    """The pr_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
+    """Merged pull requests as runtime tasks: the agent fixes the code, the PR's own tests grade it (FAIL_TO_PASS, PASS_TO_PASS).
+
+    The pr_runtime pipeline plugin (see ``repo2env.pipeline.Pipeline``)."""
 
     name = "pr_runtime"
     version = "0.2.0"
+    options: dict = {}
     formats = ("harbor-1.0", "harbor-1.3")
 
     def __init__(self) -> None:
@@ -40,12 +43,19 @@ class PrRuntimePipeline(PullRequestPipeline):
         parse_pipeline_opts(options.pipeline_opts, self.name, {})
         return self.plan_prs(source, options)
 
+    def screen(self, repo: RepoRef, pr: PullRequest, options: GenerateOptions) -> Skip | None:
+        """The cheap filters (no Docker): revert or release titles, docs/CI-only changes, no test change, too
+        many source files."""
+        split = split_at(repo, pr.base_commit, pr.head_commit)
+        reason = static_skip_reason(pr.title, split, max_source_files=options.max_source_files)
+        return Skip(reason) if reason is not None else None
+
     def build(self, repo: RepoRef, pr: PullRequest, ctx: BuildContext) -> Draft | Skip:
         ctx.report("split and filter")
+        skip = self.screen(repo, pr, ctx.options)
+        if skip is not None:
+            return skip
         split = split_at(repo, pr.base_commit, pr.head_commit)
-        reason = static_skip_reason(pr.title, split, max_source_files=ctx.options.max_source_files)
-        if reason is not None:
-            return Skip(reason)
         ctx.report("problem statement")
         text = self._source.problem_statement(pr)
         spec = RuntimeSpec(

@@ -35,14 +35,14 @@ from repo2env.sources import open_source
 from repo2env.sources.commits import list_commits
 from repo2env.tasks.common import resolve_commit, split_at
 from repo2env.tasks.diff import DEFAULT_WEIGHTS as DEFAULT_DIFF_WEIGHTS
-from repo2env.tasks.diff import DiffSettings, build_diff_task
+from repo2env.tasks.diff import DiffSettings, build_diff_task, screen_diff_task
 from repo2env.tasks.diff import parse_weights as parse_diff_weights
 from repo2env.tasks.eqv.bundle import build_eqv_task
 from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.discover import discover as discover_functions
 from repo2env.tasks.eqv.discover import select as select_functions
 from repo2env.tasks.eqv.generation import GATE_BOXES
-from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, whole_number, words
+from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, some_of, whole_number, words
 from repo2env.tasks.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.tasks.runtime import RuntimeSpec, build_runtime_task
 
@@ -53,13 +53,13 @@ __all__ = [
     "BuildContext", "CommitCandidate", "Draft", "GenerateOptions", "Plan", "PrFilters", "PullRequest", "RepoRef",
     "Skip", "SkipReason", "InputError", "CommitRuntimeTests", "PrRuntimeTests",
     # --pipeline-opt parsing
-    "parse_pipeline_opts", "choice", "flag", "integer", "share", "whole_number", "words",
+    "parse_pipeline_opts", "choice", "flag", "integer", "share", "some_of", "whole_number", "words",
     # sources and changes
     "open_source", "open_repo", "list_commits", "resolve_commit", "split_at", "static_skip_reason",
     "CommitFilterConfig", "category_of", "change_skip_reason", "message_skip_reason", "strip_type",
     # kits
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
-    "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
+    "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "screen_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
     "build_eqv_task",
     "discover_functions", "select_functions",
 ]
@@ -73,7 +73,8 @@ class Pipeline(Protocol):
     ``formats`` tuple names the ``--format`` values it writes (default ``("harbor-1.0",)``; ``harbor-1.3`` needs
     ``Draft.split_layout``). An optional ``close()`` releases what ``build`` kept between candidates (the
     equivalence gate's container of a revision); ``generate`` calls it once when the run ends, whatever its
-    outcome."""
+    outcome. An optional ``options`` dict is its ``--pipeline-opt`` spec (``tasks.options``: key -> (parser,
+    default, help)), which ``repo2rlenv pipelines --verbose`` lists."""
 
     name: str
     version: str
@@ -89,6 +90,10 @@ class Pipeline(Protocol):
 
     def build(self, repo: RepoRef, candidate: Any, ctx: BuildContext) -> Draft | Skip:
         """Build one candidate into a staged bundle, or say why not."""
+
+    def screen(self, repo: RepoRef, candidate: Any, options: GenerateOptions) -> Skip | None:
+        """Optional: the cheap filters alone (no Docker), the ones ``build`` applies first; ``--dry-run`` shows
+        their verdict per candidate. Without it a candidate "would run"."""
 
     def stats(self) -> str | None:
         """Optional: one line on what listing cost (e.g. GitHub API requests), printed in the summary."""

@@ -19,15 +19,27 @@ from collections import Counter, defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from repo2env.build.state import STATE_FILE, State
+from repo2env.run.incremental import generate_state_path
+from repo2env.run.state import STATE_FILE, State
+
+
+def locate(folder: Path) -> tuple[Path, Path, Path]:
+    """(state database, report page, reports folder) of ``folder``: a ``build`` dataset folder keeps them inside
+    (``state.sqlite``, ``report.html``, ``reports/``); a ``generate --out`` folder beside it
+    (``<out>.state.sqlite``, ``<out>.report.html``, ``<out>.reports/``), so its folder holds only tasks.
+    Raises ``FileNotFoundError`` when neither state exists."""
+    if (folder / STATE_FILE).is_file():
+        return folder / STATE_FILE, folder / "report.html", folder / "reports"
+    beside = generate_state_path(folder)
+    if beside.is_file():
+        return beside, folder.parent / (folder.name + ".report.html"), folder.parent / (folder.name + ".reports")
+    raise FileNotFoundError(folder / STATE_FILE)
 
 
 def build_report(out: Path) -> dict:
-    """The report data of the dataset folder ``out`` (its latest build). Raises ``FileNotFoundError`` when it has
-    no state."""
-    path = out / STATE_FILE
-    if not path.is_file():
-        raise FileNotFoundError(path)
+    """The report data of the dataset folder ``out`` (its latest build or generate run; ``locate``). Raises
+    ``FileNotFoundError`` when it has no state."""
+    path = locate(out)[0]
     with State(path) as state:
         rows, builds = state.rows(), state.builds()
         latest = builds[-1] if builds else None
@@ -306,13 +318,14 @@ td,th{{border:1px solid #ccc;padding:3px 8px}}th{{text-align:left}}td.n{{text-al
 def write_report(out: Path) -> dict:
     """Write the latest build's report files into ``out`` (module docstring); returns the report."""
     report = build_report(out)
-    build_id = (report["build"] or {}).get("build_id", "none")
-    folder = out / "reports"
+    _, page_path, folder = locate(out)
+    build_id = (report["build"] or {}).get("build_id", "none").replace(":", "")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{build_id}.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     page = render_html(report)
     (folder / f"{build_id}.html").write_text(page)
-    tmp = out / "report.html.tmp"
+    tmp = page_path.parent / (page_path.name + ".tmp")
     tmp.write_text(page)
-    tmp.replace(out / "report.html")
+    tmp.replace(page_path)
+    report["page"] = str(page_path)
     return report

@@ -3,7 +3,7 @@
 1. **Plan** every (source, pipeline) of the config; a source that cannot be planned is recorded and the others
    go on. Each candidate gets an input ``fingerprint``: its own data (shas, texts), the pipeline's name, version
    and plan state (``candidate_fingerprint`` when the pipeline has one), the options that shape a task, and
-   ``--format``.
+   ``--format`` (``run.incremental.fingerprint``, which ``generate`` shares).
 2. **Select**: candidates whose fingerprint already has a final outcome in ``state.sqlite`` are skipped, and so
    are those outside ``--shard K/N`` (a hash of repo, pipeline and key, so every machine agrees).
 3. **Run** the rest with ``--jobs N`` threads (``executors.LocalExecutor``) or as Ray tasks
@@ -17,9 +17,7 @@ same bundle hashes as an uninterrupted build. The exit code is 1 when a source c
 candidate ended in an error.
 """
 
-import dataclasses
 import hashlib
-import json
 import shutil
 import time
 from collections import Counter
@@ -29,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from repo2env.build.config import BuildConfig, since_until
-from repo2env.build.state import STATE_FILE, State
 from repo2env.bundles.stage import staging_root
 from repo2env.core import locks
 from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
-from repo2env.core.records import CandidateOutcome
 from repo2env.pipeline import load_pipeline
+from repo2env.run.incremental import fingerprint
+from repo2env.run.state import STATE_FILE, State, outcome_row
 
 TASKS = "tasks"
 
@@ -120,30 +118,47 @@ def options_for(config: BuildConfig, source_index: int, pipeline: str) -> Genera
                            env_memory=config.out / STATE_FILE)
 
 
-def _candidate_data(pipeline, candidate) -> str:
-    own = getattr(pipeline, "candidate_fingerprint", None)
-    if callable(own):
-        return own(candidate)
-    if hasattr(candidate, "model_dump_json"):
-        return candidate.model_dump_json()
-    if dataclasses.is_dataclass(candidate):
-        return json.dumps(dataclasses.asdict(candidate), sort_keys=True, default=str)
-    return repr(candidate)
-
-
-def fingerprint(pipeline, candidate, options: GenerateOptions) -> str:
-    """sha256 of everything that decides the candidate's task (module docstring)."""
-    shaping = {"runs_before": options.runs_before, "runs_after": options.runs_after,
-               "whole_suite": options.whole_suite, "max_source_files": options.max_source_files,
-               "pipeline_opts": dict(sorted(options.pipeline_opts.items())), "format": options.format,
-               "probes": options.probes}
-    data = json.dumps({"pipeline": pipeline.name, "version": pipeline.version, "candidate": _candidate_data(
-        pipeline, candidate), "options": shaping}, sort_keys=True)
-    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: bool = False) -> list[dict]:
+    """What ``build`` would do, without Docker and without writing: per candidate of every (source, pipeline),
+    ``{"repo", "pipeline", "key", "task_id", "verdict", "reason"}`` with ``verdict`` ``would run``, ``skip`` (a
+    cheap filter: ``Pipeline.screen``), ``unchanged`` (the state holds its outcome) or ``plan failed``."""
+    path = config.out / STATE_FILE
+    state = State(path) if path.is_file() else None
+    rows = []
+    try:
+        for index, spec in enumerate(config.sources):
+            for name in spec.pipelines:
+                options = options_for(config, index, name)
+                try:
+                    pipeline = load_pipeline(name)
+                    planned = pipeline.plan(spec.source, options)
+                except R2EError as exc:
+                    rows.append({"repo": redact_url(spec.source), "pipeline": name, "key": "", "task_id": "",
+                                 "verdict": "plan failed", "reason": redact_url(str(exc))[:300]})
+                    continue
+                screen = getattr(pipeline, "screen", None)
+                for candidate in planned.candidates:
+                    key = pipeline.candidate_key(candidate)
+                    if shard is not None and not shard.owns(planned.repo.slug, name, key):
+                        continue
+                    row = {"repo": planned.repo.slug, "pipeline": name, "key": key,
+                           "task_id": pipeline.task_id(planned.repo, candidate), "verdict": "would run",
+                           "reason": None}
+                    skip = screen(planned.repo, candidate, options) if callable(screen) else None
+                    if skip is not None:
+                        row.update(verdict="skip", reason=skip.reason.value)
+                    elif state is not None and not force and state.done(
+                            planned.repo.slug, name, key, fingerprint(pipeline, candidate, options)):
+                        row.update(verdict="unchanged", reason=state.row(planned.repo.slug, name, key)["status"])
+                    rows.append(row)
+    finally:
+        if state is not None:
+            state.__exit__()
+    return rows
 
 
 def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
-         summary: BuildSummary) -> list[Unit]:
+         summary: BuildSummary, force: bool = False) -> list[Unit]:
     """Every candidate of the config that this build must run (see the module docstring)."""
     units = []
     for index, spec in enumerate(config.sources):
@@ -165,7 +180,7 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
                     continue
                 summary.candidates += 1
                 digest = fingerprint(pipeline, candidate, options)
-                if state.done(repo, name, key, digest):
+                if not force and state.done(repo, name, key, digest):
                     summary.unchanged += 1
                     continue
                 units.append(Unit(source=spec.source, pipeline=name, key=key, repo=repo, fingerprint=digest,
@@ -193,18 +208,11 @@ def _prepare(config: BuildConfig) -> None:
             shutil.rmtree(stale)  # a killed build's half-made bundles; we hold the lock
 
 
-def _row(unit: Unit, got: CandidateOutcome, build_id: str) -> dict:
-    return {"repo": unit.repo, "pipeline": unit.pipeline, "key": unit.key, "fingerprint": unit.fingerprint,
-            "task_id": got.task_id, "status": got.status, "reason": got.reason, "detail": got.detail,
-            "bundle_hash": got.bundle_hash, "seconds": got.seconds, "test_seconds": got.test_seconds,
-            "build_id": build_id, "environment": got.environment,
-            "instruction": json.dumps(got.instruction, sort_keys=True) if got.instruction else None}
-
-
 def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None = None, executor: str = "local",
-          progress=None) -> BuildSummary:
+          progress=None, force: bool = False) -> BuildSummary:
     """Run one build of ``config`` (module docstring). ``progress(done, total, message)`` is called from the
-    main thread. Raises ``InputError`` for bad input and ``DockerUnavailable`` when the engine is gone."""
+    main thread; ``force`` runs every candidate, whatever the state recorded. Raises ``InputError`` for bad input
+    and ``DockerUnavailable`` when the engine is gone."""
     from repo2env.build.executors import make_executor  # noqa: PLC0415 - Ray is imported only when asked for
 
     started = time.monotonic()
@@ -212,11 +220,14 @@ def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None =
     build_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + f"-{nonce}"
     summary = BuildSummary(build_id=build_id)
     lock = _lock(config.out)
+    from repo2env.environment.images import set_dataset  # noqa: PLC0415
+
+    set_dataset(config.out)
     try:
         _prepare(config)
         with State(config.out / STATE_FILE) as state:
             state.start_build(build_id, str(shard) if shard else None)
-            units = plan(config, state, build_id, shard, summary)
+            units = plan(config, state, build_id, shard, summary, force=force)
             summary.run = len(units)
             if progress:
                 progress(0, len(units), "planned")
@@ -239,7 +250,7 @@ def run_units(executor, units: list[Unit], state: State, build_id: str, summary:
     """Run ``units`` on ``executor`` and record every outcome as it arrives."""
     done = 0
     for unit, got in executor.run(units):
-        state.record(_row(unit, got, build_id))
+        state.record(outcome_row(unit.repo, unit.pipeline, unit.fingerprint, got, build_id))
         summary.outcomes[got.status] += 1
         if got.status == "error":
             summary.errors.append(f"{unit.repo} {unit.pipeline} {unit.key}: {got.reason}: {got.detail or ''}"[:300])

@@ -71,6 +71,16 @@ def set_labels(bundle: Path, *, bundle_hash: str, evaluation: Evaluation) -> Non
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")
 
 
+def set_task_name(bundle: Path, name: str) -> None:
+    """``[task] name`` of ``bundle/task.toml`` set to ``name`` (Harbor's ``org/name`` form, e.g.
+    ``mydataset/owner__repo-12``); the rest of the file is kept byte for byte."""
+    path = bundle / "task.toml"
+    doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+    if "task" in doc:
+        doc["task"]["name"] = name
+        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+
+
 def pin_registry_image(bundle: Path, *, image_ref: str, visibility: str, pushed_at: str) -> None:
     """``[metadata.repo2env.reproducibility]`` after a push: ``mode = "registry"``, ``image_ref`` (by digest),
     ``image_visibility``, ``pushed_at`` (RFC 3339). A task without that table (made elsewhere) is left as is."""

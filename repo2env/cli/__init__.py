@@ -1,15 +1,16 @@
-"""The ``repo2rlenv`` command line (click), one module per command group: ``generate`` (generate, pipelines),
-``validate`` (validate, hash, score), ``publish`` (push, pull), ``build`` (build, report, merge); ``app`` holds the
-group and the console. The only place that prints or exits: library errors (``R2EError``) become one line on
-stderr and their exit code."""
+"""The ``repo2rlenv`` command line (rich-click), one module per command group: ``generate`` (generate,
+pipelines), ``validate`` (validate, hash, restamp, score), ``publish`` (push, pull), ``build`` (build, report,
+merge), ``clean`` (clean); ``app`` holds the group and the output contract (stdout, stderr, ``--json``, exit
+codes). The only place that prints or exits: library errors (``R2EError``) become one line on stderr and their
+exit code."""
 
 import sys
 
-import click
+import rich_click as click
 from rich.markup import escape
 
-from repo2env.cli import build, generate, publish, validate  # noqa: F401 - each registers its commands
-from repo2env.cli.app import cli, err_console
+from repo2env.cli import build, clean, generate, publish, validate  # noqa: F401 - each registers its commands
+from repo2env.cli.app import cli, error_console
 from repo2env.core.errors import R2EError
 
 __all__ = ["cli", "main", "console_main"]
@@ -20,18 +21,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="repo2rlenv", standalone_mode=False)
     except click.exceptions.Abort:
-        err_console.print("aborted")
+        error_console.print("aborted")
         return 130
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
     except R2EError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        error_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return exc.exit_code
     except SystemExit as exc:
         return int(exc.code or 0)
     except OSError as exc:  # a file system problem outside --out's checks: one line, not a traceback
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        error_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 1
     return 0
 

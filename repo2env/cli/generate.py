@@ -2,25 +2,30 @@
 and the run summary."""
 
 
+import re
 import statistics
 import sys
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-import click
+import rich_click as click
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from repo2env.bundles.layout13 import FORMATS
-from repo2env.cli.app import cli, err_console
+from repo2env.cli.app import cli, emit_json, err_console, examples, json_option, out_console, output_options
 from repo2env.core.errors import InputError
 from repo2env.core.llm import LlmConfig, parse_llm
 from repo2env.core.options import GenerateOptions, PrFilters
 from repo2env.core.outcomes import SKIP_REASONS, SkipReason
 from repo2env.environment.overrides import load_env_config
-from repo2env.pipeline import available
+from repo2env.pipeline import available, load_pipeline
 from repo2env.run.generate import Summary, generate
+from repo2env.run.generate import dry_run as dry_run_plan
 from repo2env.run.ledger import ledger_path
+from repo2env.tasks.options import describe as describe_options
 
 
 class RichReporter:
@@ -126,6 +131,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
         meaning = SKIP_REASONS.get(SkipReason(reason), "") if reason in SkipReason else ""
         table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
     table.add_row("verified (oracle 1.0, nop 0.0 or baseline)", str(len(summary.verified)))
+    if summary.unchanged:
+        table.add_row("unchanged since the last run (kept)", str(len(summary.unchanged)))
     for reason, count in sorted(summary.rejected.items()):
         table.add_row(f"rejected by controls: {reason}", str(count))
     if summary.errors:
@@ -144,70 +151,104 @@ def _print_summary(summary: Summary, out: Path) -> None:
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
     if summary.verified:
         table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
-    err_console.print(table)
-    err_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
+    out_console.print(table)
+    out_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
 
 
 
 
-@cli.command("generate")
+SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and controls", "Environments",
+                                             "Instructions", "GitHub", "Output")
+
+
+@cli.command("generate", epilog=examples(
+    "repo2rlenv generate --pipeline pr_runtime ./clone --out ./tasks",
+    "repo2rlenv generate --pipeline pr_runtime org/repo --since 2025-01-01 --limit 50 --dry-run",
+    "repo2rlenv generate --pipeline commit_runtime ./clone --branch v1.0..main --out ./tasks --json",
+    "repo2rlenv generate --pipeline pr_runtime ./clone --out ./tasks --llm anthropic/claude-sonnet-4-6",
+    note="A re-run with the same --out keeps the outcome of every unchanged candidate (--force runs them "
+         "again). Beside --out: <out>.ledger.jsonl (every outcome), <out>.state.sqlite, <out>.rejected/. "
+         "`repo2rlenv pipelines --verbose` lists each pipeline's --pipeline-opt keys."))
 @click.argument("source")
-@click.option("--pipeline", "pipeline_name", required=True, help="Pipeline plugin, e.g. pr_runtime.")
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for verified task bundles.")
+@click.option("--pipeline", "pipeline_name", required=True, panel=OUTPUT,
+              help="Pipeline plugin: pr_runtime, commit_runtime, pr_diff, equivalence_tests (`repo2rlenv pipelines`).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, panel=OUTPUT,
+              help="Folder for verified task bundles.")
 @click.option("--format", "bundle_format", type=click.Choice(FORMATS), default="harbor-1.0", show_default=True,
-              help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema 1.3 (source "
-              "snapshots, artifacts, a separate verifier container, no network).")
-@click.option("--no-probes", is_flag=True, help="Skip the adversarial probes (by default every task that passes "
-              "its controls must also resist reward forgery, test-runner tampering, test deletion and history "
-              "digging, and score 1.0 on a reformatted reference).")
-@click.option("--limit", type=click.IntRange(min=1), help="Examine at most N candidates (newest first).")
-@click.option("--since", help="Only candidates merged (commits: committed) on or after this date (YYYY-MM-DD or "
-              "ISO 8601, UTC).")
-@click.option("--until", help="Only candidates merged (commits: committed) on or before this date (a bare date "
-              "includes the whole day).")
-@click.option("--pr", "prs", type=int, multiple=True, help="Only this PR number (repeatable).")
-@click.option("--branch", help="Branch whose first-parent history is mined (default: HEAD or the default branch); "
-              "commit_runtime also takes a range A..B.")
-@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True,
+              panel=OUTPUT, help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema "
+              "1.3 (source snapshots, artifacts, a separate verifier container, no network).")
+@click.option("--pipeline-opt", "pipeline_opts", multiple=True, panel=OUTPUT,
+              help="KEY=VALUE passed to the pipeline (keys: `repo2rlenv pipelines --verbose`).")
+@click.option("--dry-run", is_flag=True, panel=OUTPUT,
+              help="Plan and apply the cheap filters only: a table of candidates and what would happen to each. "
+              "No Docker, nothing written.")
+@click.option("--force", is_flag=True, panel=OUTPUT, help="Run every candidate again, even those whose inputs are "
+              "unchanged since the last run into --out.")
+@click.option("--repo-name", panel=OUTPUT, help="owner/name of the repository, for task ids and metadata (default: "
+              "the clone's origin remote, else local/<folder>).")
+@click.option("--dataset-name", panel=OUTPUT, help="The org part of each task's \\[task] name "
+              "(<dataset-name>/<task id>; default: default).")
+@json_option
+@output_options
+@click.option("--limit", type=click.IntRange(min=1), panel=SELECT, help="Examine at most N candidates (newest first).")
+@click.option("--since", panel=SELECT, help="Only candidates merged (commits: committed) on or after this date "
+              "(YYYY-MM-DD or ISO 8601, UTC).")
+@click.option("--until", panel=SELECT, help="Only candidates merged (commits: committed) on or before this date (a "
+              "bare date includes the whole day).")
+@click.option("--pr", "prs", type=int, multiple=True, panel=SELECT, help="Only this PR number (repeatable).")
+@click.option("--branch", panel=SELECT, help="Branch whose first-parent history is mined (default: HEAD or the "
+              "default branch); commit_runtime also takes a range A..B.")
+@click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True, panel=SELECT,
               help="Skip PRs whose gold patch touches more non-test, non-docs files.")
-@click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True,
+@click.option("--include-drafts", is_flag=True, panel=GITHUB, help="Keep draft PRs.")
+@click.option("--include-bots", is_flag=True, panel=GITHUB, help="Keep PRs by bot accounts (e.g. dependabot[bot]).")
+@click.option("--label", "labels", multiple=True, panel=GITHUB, help="Only PRs carrying this label (repeatable: all).")
+@click.option("--exclude-label", "exclude_labels", multiple=True, panel=GITHUB,
+              help="Leave out PRs carrying this label.")
+@click.option("--github-url", panel=GITHUB, help="API root of a GitHub Enterprise server, e.g. "
+              "https://ghe.example.com/api/v3 (token: GITHUB_TOKEN, GH_TOKEN, GH_ENTERPRISE_TOKEN or `gh auth token`).")
+@click.option("--max-rate-wait", type=click.FloatRange(min=0), default=3600, show_default=True, panel=GITHUB,
+              help="Longest wait, in seconds, for a rate limit to reset before giving up.")
+@click.option("--runs-before", type=click.IntRange(min=2), default=2, show_default=True, panel=TESTS,
               help="Test runs without the fix (flakiness check).")
-@click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True, panel=TESTS,
               help="Test runs with the fix (K).")
-@click.option("--whole-suite", is_flag=True, help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
-@click.option("--env-config", type=click.Path(path_type=Path), help="TOML file of per-repository environment overrides.")
-@click.option("--pipeline-opt", "pipeline_opts", multiple=True, help="KEY=VALUE passed to the pipeline.")
-@click.option("--github-url", help="API root of a GitHub Enterprise server, e.g. https://ghe.example.com/api/v3.")
-@click.option("--cache-dir",
-              help="Clones and the GitHub API cache (default: $R2E_CACHE_DIR or ~/.cache/repo2rlenv).")
-@click.option("--include-drafts", is_flag=True, help="GitHub: keep draft PRs.")
-@click.option("--include-bots", is_flag=True, help="GitHub: keep PRs by bot accounts (e.g. dependabot[bot]).")
-@click.option("--label", "labels", multiple=True, help="GitHub: only PRs carrying this label (repeatable: all).")
-@click.option("--exclude-label", "exclude_labels", multiple=True, help="GitHub: leave out PRs carrying this label.")
-@click.option("--max-rate-wait", type=click.FloatRange(min=0), default=3600, show_default=True,
-              help="GitHub: longest wait, in seconds, for a rate limit to reset before giving up.")
-@click.option("--llm", help="Rewrite instructions as issue-style problem statements with this model, e.g. "
-              "anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
-@click.option("--llm-budget-usd", type=click.FloatRange(min=0), help="Stop synthesizing once this much is spent.")
-@click.option("--llm-temperature", type=click.FloatRange(0, 1), help="Sampling temperature (default: the model's).")
-@click.option("--llm-max-tokens", type=click.IntRange(min=64), default=1024, show_default=True)
-@click.option("--llm-timeout", type=click.FloatRange(min=1), default=60, show_default=True, help="Seconds per request.")
-@click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True,
-              help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
-@click.option("--llm-price", help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
-@click.option("--setup-llm", help="When every rung of the environment ladder fails, ask this model for the next "
-              "recipe, e.g. anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
-@click.option("--setup-llm-budget-usd", type=click.FloatRange(min=0), help="Stop asking once this much is spent.")
-@click.option("--min-actionability", type=click.IntRange(0, 3), default=0, show_default=True,
-              help="Skip a task whose instruction states fewer of: an input, what happens, what should happen.")
-@click.option("--setup-llm-attempts", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--whole-suite", is_flag=True, panel=TESTS,
+              help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
+@click.option("--probes/--no-probes", default=True, show_default=True, panel=TESTS,
+              help="Adversarial probes on every task that passes its controls: it must resist reward forgery, "
+              "test-runner tampering, test deletion and history digging, and score 1.0 on a reformatted reference.")
+@click.option("--env-config", type=click.Path(path_type=Path), panel=ENV,
+              help="TOML file of per-repository environment overrides (specs/config-files.md).")
+@click.option("--cache-dir", panel=ENV,
+              help="Clones, the GitHub API cache and the environment memory (default: $R2E_CACHE_DIR or "
+              "~/.cache/repo2rlenv).")
+@click.option("--setup-llm", panel=ENV, help="When every rung of the environment ladder fails, ask this model for "
+              "the next recipe, e.g. anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
+@click.option("--setup-llm-budget-usd", type=click.FloatRange(min=0), panel=ENV,
+              help="Stop asking once this much is spent.")
+@click.option("--setup-llm-attempts", type=click.IntRange(min=1), default=2, show_default=True, panel=ENV,
               help="Proposals asked for per base commit.")
-def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, since, until, prs, branch,
-                 max_source_files, runs_before,
-                 runs_after, whole_suite, env_config, pipeline_opts, github_url, cache_dir, include_drafts,
-                 include_bots, labels, exclude_labels, max_rate_wait, llm, llm_budget_usd, llm_temperature,
-                 llm_max_tokens, llm_timeout, llm_retries, llm_price, setup_llm, setup_llm_budget_usd,
-                 min_actionability, setup_llm_attempts) -> None:
+@click.option("--llm", panel=TEXT, help="Rewrite instructions as issue-style problem statements with this model, "
+              "e.g. anthropic/claude-sonnet-4-6 (key from ANTHROPIC_API_KEY).")
+@click.option("--llm-budget-usd", type=click.FloatRange(min=0), panel=TEXT, help="Stop synthesizing once this much "
+              "is spent.")
+@click.option("--llm-temperature", type=click.FloatRange(0, 1), panel=TEXT,
+              help="Sampling temperature (default: the model's).")
+@click.option("--llm-max-tokens", type=click.IntRange(min=64), default=1024, show_default=True, panel=TEXT)
+@click.option("--llm-timeout", type=click.FloatRange(min=1), default=60, show_default=True, panel=TEXT,
+              help="Seconds per request.")
+@click.option("--llm-retries", type=click.IntRange(min=0), default=4, show_default=True, panel=TEXT,
+              help="Retries of 429/5xx/timeouts (the SDK's own backoff).")
+@click.option("--llm-price", panel=TEXT,
+              help="IN/OUT: USD per million input/output tokens, when the model's price is not known.")
+@click.option("--min-actionability", type=click.IntRange(0, 3), default=0, show_default=True, panel=TEXT,
+              help="Skip a task whose instruction states fewer of: an input, what happens, what should happen.")
+def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_run, force, repo_name, dataset_name,
+                 as_json, limit, since, until, prs, branch, max_source_files, include_drafts, include_bots, labels,
+                 exclude_labels, github_url, max_rate_wait, runs_before, runs_after, whole_suite, probes,
+                 env_config, cache_dir, setup_llm, setup_llm_budget_usd, setup_llm_attempts, llm, llm_budget_usd,
+                 llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price, min_actionability) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -216,6 +257,10 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
         raise InputError("--label/--exclude-label: a label name cannot be empty")
     if cache_dir is not None and not cache_dir.strip():
         raise InputError("--cache-dir: empty path; pass a folder for clones and the API cache")
+    if repo_name is not None and not REPO_NAME.fullmatch(repo_name):
+        raise InputError(f"--repo-name {repo_name}: expected owner/name (letters, digits, '.', '_', '-')")
+    if dataset_name is not None and not DATASET_NAME.fullmatch(dataset_name):
+        raise InputError(f"--dataset-name {dataset_name}: expected a name of letters, digits, '.', '_' and '-'")
     since_at, until_at = _parse_date(since, "--since"), _parse_date(until, "--until", end_of_day=True)
     if since_at and until_at and since_at > until_at:
         raise InputError(f"--since {since} is after --until {until}; swap them")
@@ -228,9 +273,12 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
         pr_filters=PrFilters(include_drafts=include_drafts, include_bots=include_bots, labels=tuple(labels),
                              exclude_labels=tuple(exclude_labels)),
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
-        format=bundle_format, probes=not no_probes,
+        format=bundle_format, probes=probes,
         setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts,
-        min_actionability=min_actionability)
+        min_actionability=min_actionability, force=force, repo_name=repo_name, dataset_name=dataset_name)
+    if dry_run:
+        _print_dry_run(*dry_run_plan(pipeline_name, source, options), as_json=as_json)
+        return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)
@@ -238,7 +286,10 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
         summary = generate(pipeline_name, source, options, RichReporter(progress))
     finally:
         progress.stop()
-    _print_summary(summary, options.out)
+    if as_json:
+        emit_json({**summary.as_dict(), "out": str(options.out), "ledger": str(ledger_path(options.out))})
+    else:
+        _print_summary(summary, options.out)
     if summary.candidates == 0:
         err_console.print(f"no candidates found{': ' + summary.empty_hint if summary.empty_hint else ''}",
                           highlight=False)
@@ -246,10 +297,62 @@ def generate_cmd(source, pipeline_name, out, bundle_format, no_probes, limit, si
         sys.exit(1)
 
 
+REPO_NAME = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
+DATASET_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
-@cli.command("pipelines")
-def pipelines_cmd() -> None:
+def _print_dry_run(repo: str, rows: list, *, as_json: bool) -> None:
+    """The candidates of a dry run, on stdout: one row each (text table or JSON)."""
+    if as_json:
+        emit_json({"repo": repo, "candidates": [row.__dict__ for row in rows],
+                   "would_run": sum(r.verdict == "would run" for r in rows)})
+        return
+    table = Table(title=f"repo2rlenv generate --dry-run: {repo}", show_lines=False)
+    for column in ("candidate", "task id", "verdict", "reason"):
+        table.add_column(column)
+    for row in rows:
+        meaning = SKIP_REASONS.get(SkipReason(row.reason), "") if row.reason in SkipReason else ""
+        table.add_row(row.key, row.task_id, row.verdict, f"{row.reason or ''}" + (f" [dim]({meaning})[/dim]"
+                                                                                 if meaning else ""))
+    out_console.print(table)
+    counts = Counter(r.verdict for r in rows)
+    out_console.print(f"{len(rows)} candidates: " + ", ".join(f"{counts[v]} {v}" for v in ("would run", "skip",
+                                                                                         "unchanged") if counts[v]),
+                      highlight=False)
+
+
+@cli.command("pipelines", epilog=examples("repo2rlenv pipelines", "repo2rlenv pipelines --verbose",
+                                           "repo2rlenv pipelines --json"))
+@click.option("--verbose", "-v", "detailed", is_flag=True,
+              help="Each pipeline's --pipeline-opt keys (what they expect, their defaults) and formats, and the "
+              "skip reason codes.")
+@json_option
+@output_options(verbose=False)
+def pipelines_cmd(detailed, as_json) -> None:
     """List the installed pipelines (entry-point group repo2env.pipelines)."""
+    rows = []
     for name in available():
-        click.echo(name)
+        pipeline = load_pipeline(name)
+        doc = (type(pipeline).__doc__ or "").strip().split("\n")[0]
+        rows.append({"name": name, "version": getattr(pipeline, "version", ""), "about": doc,
+                     "formats": list(getattr(pipeline, "formats", ("harbor-1.0",))),
+                     "options": describe_options(getattr(pipeline, "options", {}) or {})})
+    reasons = {reason.value: meaning for reason, meaning in SKIP_REASONS.items()}
+    if as_json:
+        emit_json({"pipelines": rows, "skip_reasons": reasons})
+        return
+    for row in rows:
+        out_console.print(f"[b]{row['name']}[/b] {row['version']}  {escape(row['about'])}", highlight=False)
+        if not detailed:
+            continue
+        out_console.print(f"  formats: {', '.join(row['formats'])}", highlight=False)
+        if not row["options"]:
+            out_console.print("  --pipeline-opt: none", highlight=False)
+        for opt in row["options"]:
+            default = "" if opt["default"] is None else f" (default {opt['default']})"
+            out_console.print(f"  --pipeline-opt {opt['key']}=…  {escape(opt['expects'])}{escape(default)}"
+                              + (f": {escape(opt['help'])}" if opt["help"] else ""), highlight=False)
+    if detailed:
+        out_console.print("\n[b]skip reason codes[/b] (ledger, state, report)", highlight=False)
+        for code, meaning in sorted(reasons.items()):
+            out_console.print(f"  {code:<28} {escape(meaning)}", highlight=False)

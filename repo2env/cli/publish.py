@@ -4,9 +4,9 @@
 import sys
 from pathlib import Path
 
-import click
+import rich_click as click
 
-from repo2env.cli.app import cli, err_console
+from repo2env.cli.app import cli, emit_json, err_console, json_option, output_options
 from repo2env.core.errors import InputError, redact_url
 from repo2env.environment.containers import docker_client
 
@@ -21,8 +21,10 @@ from repo2env.environment.containers import docker_client
 @click.option("--image-visibility", type=click.Choice(["private", "public"]), default="private", show_default=True,
               help="Recorded in each task; also the Hub dataset's visibility when it is created.")
 @click.option("--partial", is_flag=True, help="Replace each task as soon as it is pushed (default: all or none).")
+@json_option
+@output_options
 def push_cmd(folder, registry, dataset_target, registry_username, registry_password_stdin, image_visibility,
-             partial) -> None:
+             partial, as_json) -> None:
     """Push the images of the tasks in FOLDER, pin each task to its image digest, and publish the dataset."""
     from repo2env.publish.push import push
     from repo2env.publish.registry import RegistryAuth, check_registry
@@ -39,6 +41,13 @@ def push_cmd(folder, registry, dataset_target, registry_username, registry_passw
         result = push(folder.resolve(), registry=registry, auth=auth, dataset_target=dataset_target,
                       visibility=image_visibility, partial=partial, client=client,
                       report=lambda message: status.update(f"pushing: {message}"))
+    if as_json:
+        emit_json({"tasks": list(result.tasks), "stale": list(result.stale), "failed": dict(result.failed),
+                   "published": result.published, "dataset": redact_url(dataset_target) if dataset_target else None,
+                   "stats": result.stats.describe()})
+        if result.failed:
+            sys.exit(1)
+        return
     click.echo(f"{len(result.tasks)} task(s) pinned to registry images; {result.stats.describe()}")
     if result.stale:
         click.echo(f"{len(result.stale)} evaluation label(s) marked stale (the bundle changed); run "
@@ -57,10 +66,15 @@ def push_cmd(folder, registry, dataset_target, registry_username, registry_passw
 @cli.command("pull")
 @click.argument("source")
 @click.argument("dest", type=click.Path(path_type=Path))
-def pull_cmd(source, dest) -> None:
+@json_option
+@output_options
+def pull_cmd(source, dest, as_json) -> None:
     """Fetch the dataset SOURCE (hf://OWNER/NAME or git+URL) into the new folder DEST and check every bundle
     hash against its manifest."""
     from repo2env.publish.dataset import pull
 
     manifest = pull(source, dest.resolve())
+    if as_json:
+        emit_json({"tasks": len(manifest["tasks"]), "dest": str(dest / "tasks"), "hashes_match": True})
+        return
     click.echo(f"{len(manifest['tasks'])} tasks in {dest / 'tasks'}, every bundle hash matches the manifest")

@@ -6,14 +6,14 @@ import json
 import sys
 from pathlib import Path
 
-import click
+import rich_click as click
 from rich.markup import escape
 
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.scoring import score_task
 from repo2env.checks.validate import validate_run, validate_static
-from repo2env.cli.app import cli, err_console
+from repo2env.cli.app import cli, emit_json, error_console, examples, json_option, output_options
 from repo2env.core.errors import InputError
 from repo2env.environment.containers import docker_client
 
@@ -23,7 +23,8 @@ from repo2env.environment.containers import docker_client
               help="A pr_diff task folder (its solution/patch.diff is the reference).")
 @click.option("--patch", "patch_file", type=click.Path(path_type=Path), required=True,
               help="The candidate change as a unified diff.")
-@click.option("--json", "as_json", is_flag=True, help="Print the reward details as JSON.")
+@json_option
+@output_options
 def score_cmd(task_dir, patch_file, as_json) -> None:
     """Score a candidate patch against a pr_diff task, as its verifier would (no container needed)."""
     reward, details = score_task(task_dir, patch_file)
@@ -42,8 +43,10 @@ def score_cmd(task_dir, patch_file, as_json) -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Tasks run in parallel.")
 @click.option("--out", type=click.Path(path_type=Path), help="With --run: write labelled copies here.")
 @click.option("--in-place", is_flag=True, help="With --run: write the label into the tasks themselves.")
-@click.option("--probes", is_flag=True, help="With --run: also run the adversarial probes (repo2env/checks/probes.py).")
-@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@click.option("--probes/--no-probes", default=False, show_default=True,
+              help="With --run: also run the adversarial probes (repo2env/checks/probes.py).")
+@json_option
+@output_options
 def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> None:
     """Check every Harbor task at or below PATH (static checks; with --run also the controls)."""
     if out is not None and in_place:
@@ -51,6 +54,8 @@ def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> No
     if (out is not None or in_place or probes) and not run_controls:
         raise InputError("--out/--in-place/--probes go with --run; add --run")
     reports = validate_static(path)
+    if run_controls and in_place:
+        reports = [_restamped(r) for r in reports]
     if run_controls:
         client = docker_client()
         if out is not None:
@@ -70,15 +75,76 @@ def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> No
         sys.exit(1)
 
 
+@cli.command("restamp", epilog=examples(
+    "repo2rlenv restamp tasks/owner__repo-12",
+    "repo2rlenv restamp tasks/* --run",
+    note="After a deliberate edit (an instruction rewritten by hand): the hashes are computed again and the "
+         "label becomes stale until the controls are measured again (--run, or validate --run --in-place)."))
+@click.argument("tasks", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--run", "run_controls", is_flag=True, help="Measure the controls again in Docker (oracle 1.0, nop "
+              "0.0) and label each task with the result.")
+@click.option("--probes/--no-probes", default=False, show_default=True, help="With --run: the adversarial probes "
+              "too.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="With --run: tasks at once.")
+@json_option
+@output_options
+def restamp_cmd(tasks, run_controls, probes, jobs, as_json) -> None:
+    """Recompute the hashes of edited TASKS (bundle folders) and mark their labels stale; with --run measure the
+    controls again."""
+    from repo2env.bundles.restamp import restamp
+
+    for task in tasks:
+        if not (task / "task.toml").is_file():
+            raise InputError(f"{task}: no task.toml; pass task folders")
+    stamped = [restamp(task) for task in tasks]
+    reports = []
+    if run_controls:
+        reports = [r for task in tasks for r in validate_static(task)]
+        validate_run(docker_client(), reports, jobs=jobs, out=None, in_place=True, probes=probes)
+    if as_json:
+        emit_json({"restamped": [s.__dict__ | {"changed": s.changed} for s in stamped],
+                   "reports": [r.as_dict() for r in reports]})
+    else:
+        for s in stamped:
+            what = f"{(s.before or 'none')[:19]}… -> {s.after[:19]}…" if s.changed else "unchanged"
+            click.echo(f"{s.path}: {what}" + ("  (label now stale)" if s.stale else ""))
+        for report in reports:
+            click.echo(f"{'ok  ' if report.ok else 'FAIL'} {report.path}  [{report.status}]")
+    if any(not r.ok for r in reports):
+        sys.exit(1)
+
+
+def _restamped(report):
+    """With ``--run --in-place``, a task whose only errors are of its hash (it was edited since it was stamped)
+    is re-stamped (``bundles.restamp``) and checked again, so that its controls are measured."""
+    from repo2env.bundles.restamp import restamp
+    from repo2env.checks.validate import static_report
+
+    errors = [f for f in report.findings if f.level == "error"]
+    if not errors or any(f.check != "hash" for f in errors):
+        return report
+    stamped = restamp(Path(report.path))
+    fresh = static_report(Path(report.path))
+    fresh.warn("hash", f"edited since it was stamped: re-stamped ({(stamped.before or 'none')[:19]}… -> "
+                       f"{stamped.after[:19]}…) and measured again")
+    return fresh
+
+
 @cli.command("hash")
 @click.argument("task_dir", type=click.Path(path_type=Path))
 @click.option("--check", is_flag=True, help="Compare with the recorded bundle_hash (exit 1 when it differs).")
-def hash_cmd(task_dir, check) -> None:
+@json_option
+@output_options
+def hash_cmd(task_dir, check, as_json) -> None:
     """Print the bundle hash of TASK_DIR (specs/bundle-spec.md, "Hashes")."""
     if not (task_dir / "task.toml").is_file():
         raise InputError(f"{task_dir}: no task.toml; pass a task folder")
     digest = bundle_hash(task_dir)
-    click.echo(f"{digest}  {task_dir}")
+    if as_json and not check:
+        emit_json({"task": str(task_dir), "bundle_hash": digest})
+        return
+    if not as_json:
+        click.echo(f"{digest}  {task_dir}")
     if check:
         try:
             recorded = read_task_toml(task_dir).get("metadata", {}).get("repo2env", {}).get("bundle_hash")
@@ -86,7 +152,10 @@ def hash_cmd(task_dir, check) -> None:
             raise InputError(f"{task_dir}: task.toml does not parse ({exc})") from None
         if recorded is None:
             raise InputError(f"{task_dir}: task.toml records no bundle_hash to check against")
+        if as_json:
+            emit_json({"task": str(task_dir), "bundle_hash": digest, "recorded": recorded,
+                       "matches": recorded == digest})
         if recorded != digest:
-            err_console.print(f"[red]error:[/red] {escape(str(task_dir))}: bundle hash differs from the recorded "
+            error_console.print(f"[red]error:[/red] {escape(str(task_dir))}: bundle hash differs from the recorded "
                               f"{recorded}", highlight=False, soft_wrap=True)
             sys.exit(1)

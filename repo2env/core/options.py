@@ -39,7 +39,10 @@ class GenerateOptions:
     in the cache folder; a build passes its state database); ``setup_llm``: a ``core.llm.LlmConfig`` for the setup
     agent (``--setup-llm``), None for none; ``setup_llm_attempts`` its proposals per base commit;
     ``min_actionability`` (0-3): how many of an input, what happens and what should happen an instruction must
-    state (``instructions.actionability``), else the candidate is skipped."""
+    state (``instructions.actionability``), else the candidate is skipped; ``force``: run every candidate again,
+    whatever the state recorded (``run.incremental``); ``repo_name``: ``owner/name`` that names the repository
+    in task ids and metadata (default: the ``origin`` remote's, else ``local/<folder>``); ``dataset_name``: the
+    ``org`` of each task's ``[task] name`` (``<dataset_name>/<task id>``; default ``default``)."""
 
     out: Path
     limit: int | None = None
@@ -64,6 +67,9 @@ class GenerateOptions:
     setup_llm: Any = None
     setup_llm_attempts: int = 2
     min_actionability: int = 0
+    force: bool = False
+    repo_name: str | None = None
+    dataset_name: str | None = None
 
 
 @dataclass

@@ -59,15 +59,39 @@ def _tag_lock(tag: str):
         yield
 
 
-def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600) -> float:
-    """``docker build`` of ``context`` as ``tag`` with the SDK; returns seconds (0.0 when another worker built
-    it meanwhile). Raises ``BuildError`` with the log tail when the build fails."""
+LABEL_TOOL = "io.repo2rlenv.tool"  # on every image repo2rlenv builds (value: the kind: bootstrap, env, bundle)
+LABEL_DATASET = "io.repo2rlenv.dataset"  # the --out folder (or dataset folder) of the run that built it
+LABEL_TASK = "io.repo2rlenv.task"  # the task id, on bundle images
+LABEL_REPO = "io.repo2rlenv.repo"  # owner/name, on bootstrap and env images
+_dataset: list[str] = []  # the folder of the running generate/build: set_dataset()
+
+
+def set_dataset(folder: Path | None) -> None:
+    """Record the output folder of this process's run: images built from now on carry it (``LABEL_DATASET``),
+    so ``repo2rlenv clean --dataset`` can tell them."""
+    _dataset[:] = [str(folder.resolve())] if folder is not None else []
+
+
+def image_labels(kind: str, **extra: str) -> dict[str, str]:
+    """The labels of an image of ``kind`` built now: the tool's, the run's dataset folder, and ``extra``
+    (``task=`` / ``repo=``)."""
+    labels = {LABEL_TOOL: kind, **({LABEL_DATASET: _dataset[0]} if _dataset else {})}
+    names = {"task": LABEL_TASK, "repo": LABEL_REPO}
+    labels.update({names[k]: v for k, v in extra.items() if v})
+    return labels
+
+
+def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600,
+          labels: dict[str, str] | None = None) -> float:
+    """``docker build`` of ``context`` as ``tag`` with the SDK, carrying ``labels``; returns seconds (0.0 when
+    another worker built it meanwhile). Raises ``BuildError`` with the log tail when the build fails."""
     start = time.monotonic()
     with _tag_lock(tag):
         if image_exists(client, tag):
             return 0.0
         try:
-            client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec)
+            client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec,
+                                labels=labels or image_labels("other"))
         except docker.errors.BuildError as exc:
             lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
             tail = "".join(lines)[-6000:]
@@ -140,7 +164,7 @@ def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallR
     if not image_exists(client, tag):
         with tempfile.TemporaryDirectory(prefix="r2e-bootstrap-") as tmp:
             (Path(tmp) / "Dockerfile").write_text(dockerfile)
-            build(client, Path(tmp), tag)
+            build(client, Path(tmp), tag, labels=image_labels("bootstrap", repo=repo.slug))
     return tag
 
 
@@ -169,7 +193,7 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
         gitrepo.scrubbed_copy(repo.path, base_commit, tmp / "repo")
         gitrepo.export_submodules(repo.path, base_commit, tmp / "repo")
         (tmp / "Dockerfile").write_text(dockerfile)
-        return tag, build(client, tmp, tag)
+        return tag, build(client, tmp, tag, labels=image_labels("env", repo=repo.slug))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -182,5 +206,5 @@ def environment_image(client: docker.DockerClient, environment_dir: Path, task_i
             h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
     if not image_exists(client, tag):
-        build(client, environment_dir, tag)
+        build(client, environment_dir, tag, labels=image_labels("bundle", task=task_id))
     return tag

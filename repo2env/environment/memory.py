@@ -1,7 +1,7 @@
 """Environment memory: the recipe plan that worked, per repository and language, keyed by the files that decide
 the recipe (the language's key, e.g. Python's ``ProjectFiles.key``).
 
-Stored with the build state, in the ``environments`` table of ``<out>/state.sqlite`` (``build.state``'s
+Stored with the build state, in the ``environments`` table of ``<out>/state.sqlite`` (``run.state``'s
 database; ``generate`` keeps one in its output folder too), so a nightly build starts from what worked last
 night. ``recall`` gives the plan of a commit with the same key, else the one of the nearest earlier base commit
 (by commit date); the ladder tries it first. Each call opens its own connection (workers are threads).

@@ -3,8 +3,14 @@
 For each candidate: the pipeline builds a staged bundle (or a skip); the core runs the oracle and nop controls,
 binds the evaluation label to the bundle hash and publishes passing bundles atomically into ``--out``; bundles
 the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a ``Reporter``.
+
+A re-run re-uses ``<out>.state.sqlite`` (``run.incremental``): a candidate whose inputs are unchanged keeps its
+outcome and is not run again (``--force`` runs it anyway). ``dry_run`` plans and applies the cheap filters only,
+without Docker. Beside ``--out``: ``<out>.ledger.jsonl`` (every outcome, appended), ``<out>.state.sqlite``, and
+``<out>.rejected/``; the ``<out>.lock`` of a run is removed when it ends.
 """
 
+import dataclasses
 import os
 import shutil
 import time
@@ -20,7 +26,7 @@ import requests.exceptions
 from repo2env.bundles import layout13
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.stage import remove_tree, staging_root
-from repo2env.bundles.task_toml import set_labels
+from repo2env.bundles.task_toml import set_labels, set_task_name
 from repo2env.checks.controls import evaluation_from, run_controls
 from repo2env.checks.probes import with_probes
 from repo2env.core import locks
@@ -28,12 +34,14 @@ from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError
 from repo2env.core.options import BuildContext, GenerateOptions
 from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
 from repo2env.environment.containers import docker_client, remove_leftovers
-from repo2env.environment.images import require_base_image
+from repo2env.environment.images import require_base_image, set_dataset
 from repo2env.environment.memory import EnvMemory
 from repo2env.environment.setup_agent import SetupAgent
 from repo2env.instructions.synthesis import Synthesizer
 from repo2env.pipeline import load_pipeline
 from repo2env.run import ledger
+from repo2env.run.incremental import fingerprint, generate_state_path
+from repo2env.run.state import State, outcome_row
 from repo2env.sources import is_local
 from repo2env.sources.clone_cache import default_cache_dir
 
@@ -81,6 +89,28 @@ class Summary:
     environments: Counter = field(default_factory=Counter)  # "ok" / "failed" -> base commits
     instructions: list = field(default_factory=list)  # {"words", "states", "observed"} per verified task
     empty_hint: str | None = None
+    unchanged: list[str] = field(default_factory=list)  # keys whose recorded outcome was kept (no --force)
+
+    def as_dict(self) -> dict:
+        """The summary as JSON-ready data (``generate --json``)."""
+        data = {k: v for k, v in self.__dict__.items() if k != "timings"}
+        data["skipped"], data["rejected"] = dict(self.skipped), dict(self.rejected)
+        data["environments"] = dict(self.environments)
+        data["timings"] = [t.__dict__ for t in self.timings]
+        return data
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One candidate as ``--dry-run`` sees it: ``verdict`` is ``would run``, ``skip`` (a cheap filter's
+    ``reason``) or ``unchanged`` (the state holds its outcome for these very inputs: ``reason`` is that
+    outcome)."""
+
+    key: str
+    task_id: str
+    verdict: str
+    reason: str | None = None
+    detail: str | None = None
 
 
 def rejected_root(out_dir: Path) -> Path:
@@ -96,6 +126,8 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
             reporter.stage("schema 1.3 layout")
             layout13.convert(draft.stage, draft.split_layout)
             draft.controls = None  # measured again, the 1.3 way (separate verifier)
+        if options.dataset_name:
+            set_task_name(bundle, f"{options.dataset_name}/{draft.task_id}")
         reporter.stage("controls: oracle and nop")
         digest = bundle_hash(bundle)
         results = draft.controls if draft.controls is not None else run_controls(
@@ -161,26 +193,85 @@ def _precheck_output(out: Path) -> None:
             locks.take(handle, out)
 
 
+def named(plan, options: GenerateOptions):
+    """``plan`` with the repository named ``options.repo_name`` (``--repo-name owner/name``) when given: task
+    ids, ledger rows and ``[metadata.repo2env].repo`` then follow it, whatever the clone's folder is called."""
+    if options.repo_name:
+        return dataclasses.replace(plan, repo=plan.repo.model_copy(update={"slug": options.repo_name}))
+    return plan
+
+
+def _check_format(pipeline, pipeline_name: str, options: GenerateOptions) -> None:
+    formats = getattr(pipeline, "formats", ("harbor-1.0",))
+    if options.format not in formats:
+        raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
+                         f"--format {formats[0]} or leave --format out")
+
+
+def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[str, list[Planned]]:
+    """What ``generate`` would do, without Docker and without writing anything: the plan, each candidate's cheap
+    filters (``Pipeline.screen``) and whether the state already holds its outcome. Returns (repository slug,
+    candidates in plan order). Raises ``InputError`` for bad input."""
+    pipeline = load_pipeline(pipeline_name)
+    _check_format(pipeline, pipeline_name, options)
+    _check_not_a_file(options.out)
+    try:
+        plan = named(pipeline.plan(source, options), options)
+        path = generate_state_path(options.out)
+        state = State(path) if path.is_file() else None
+        rows = []
+        screen = getattr(pipeline, "screen", None)
+        for candidate in plan.candidates:
+            key, task_id = pipeline.candidate_key(candidate), pipeline.task_id(plan.repo, candidate)
+            skip = screen(plan.repo, candidate, options) if callable(screen) else None
+            known = _kept(state, pipeline, plan.repo.slug, key, candidate, options) if state else None
+            if skip is not None:
+                rows.append(Planned(key, task_id, "skip", skip.reason.value, skip.detail))
+            elif known is not None:
+                rows.append(Planned(key, task_id, "unchanged", known["status"], known.get("reason")))
+            else:
+                rows.append(Planned(key, task_id, "would run"))
+        if state is not None:
+            state.__exit__()
+        return plan.repo.slug, rows
+    finally:
+        close = getattr(pipeline, "close", None)
+        if callable(close):
+            close()
+
+
+def _kept(state: State, pipeline, repo: str, key: str, candidate, options: GenerateOptions) -> dict | None:
+    """The state's row for the candidate when its outcome still stands (``run.incremental``), else None."""
+    if options.force:
+        return None
+    row = state.row(repo, pipeline.name, key)
+    if row is None or not state.done(repo, pipeline.name, key, fingerprint(pipeline, candidate, options)):
+        return None
+    if row["status"] == "verified":
+        bundle = options.out / row["task_id"]
+        if not (bundle / "task.toml").is_file() or bundle_hash(bundle) != row["bundle_hash"]:
+            return None  # gone, or edited by hand since: build it again
+    return row
+
+
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
     """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
     ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
     reporter = reporter or SilentReporter()
     started = time.monotonic()
     pipeline = load_pipeline(pipeline_name)
-    formats = getattr(pipeline, "formats", ("harbor-1.0",))
-    if options.format not in formats:
-        raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
-                         f"--format {formats[0]} or leave --format out")
+    _check_format(pipeline, pipeline_name, options)
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
     setup_agent(options)  # a missing key is bad input: before any work
     remote = not is_local(source)
     if remote:  # listing a remote source can take long: fail on Docker or --out first
         client = _engine()
         _precheck_output(options.out)
-    plan = pipeline.plan(source, options)
+    plan = named(pipeline.plan(source, options), options)
     if not remote:  # a local plan is quick and its bad input is reported without an engine
         client = _engine()
     lock = _prepare_output(options.out)
+    set_dataset(options.out)
     try:
         remove_leftovers(client)
         return _run(pipeline, plan, client, options, reporter, started, synthesizer)
@@ -256,30 +347,16 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
     summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
     reporter.start(len(plan.candidates), plan.repo.slug)
-    for index, candidate in enumerate(plan.candidates):
-        reporter.candidate(index, pipeline.candidate_key(candidate))
-        got = build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer)
-        if got.status == "skipped":
-            summary.skipped[got.reason] += 1
-        elif got.status == "error":
-            summary.errors.append(got.key)
-        else:
-            summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds))
-            if got.status == "verified":
-                summary.verified.append(got.task_id)
-            else:
-                summary.rejected[got.reason] += 1
-        entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
-                            task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
-                            bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
-                            environment=got.environment, instruction=got.instruction)
-        if got.status == "verified" and got.instruction:
-            summary.instructions.append(got.instruction)
-        if got.environment:
-            summary.environments[got.environment] += 1
-        ledger.append(ledger_file, entry)
-        reporter.outcome(got.key, got.status, got.reason)
-    summary.wall_seconds = time.monotonic() - started
+    with State(generate_state_path(options.out)) as state:
+        state.start_build(run_id, None)
+        for index, candidate in enumerate(plan.candidates):
+            _one(pipeline, plan, index, candidate, client, options, reporter, synthesizer, state, run_id,
+                 ledger_file, summary)
+        summary.wall_seconds = time.monotonic() - started
+        state.finish_build(run_id, round(summary.wall_seconds, 3), {
+            "verified": len(summary.verified), "skipped": sum(summary.skipped.values()),
+            "rejected": sum(summary.rejected.values()), "error": len(summary.errors),
+            "unchanged": len(summary.unchanged), "candidates": summary.candidates})
     stats = getattr(pipeline, "stats", None)
     summary.source_stats = stats() if callable(stats) else None
     if synthesizer is not None:
@@ -288,3 +365,45 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     if agent is not None:
         summary.setup_llm_usage = agent.usage.describe(options.setup_llm.budget_usd)
     return summary
+
+
+def _one(pipeline, plan, index, candidate, client, options, reporter, synthesizer, state, run_id, ledger_file,
+         summary: Summary) -> None:
+    """One candidate of a generate run: kept from the state when unchanged, else built; recorded in the state and
+    the ledger, counted in ``summary``."""
+    key = pipeline.candidate_key(candidate)
+    reporter.candidate(index, key)
+    kept = _kept(state, pipeline, plan.repo.slug, key, candidate, options)
+    if kept is not None:
+        summary.unchanged.append(key)
+        if kept["status"] == "verified":
+            summary.verified.append(kept["task_id"])
+        elif kept["status"] == "skipped":
+            summary.skipped[kept["reason"]] += 1
+        else:
+            summary.rejected[kept["reason"]] += 1
+        reporter.outcome(key, f"unchanged ({kept['status']})", kept["reason"])
+        return
+    got = build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer)
+    if got.status == "skipped":
+        summary.skipped[got.reason] += 1
+    elif got.status == "error":
+        summary.errors.append(got.key)
+    else:
+        summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds))
+        if got.status == "verified":
+            summary.verified.append(got.task_id)
+        else:
+            summary.rejected[got.reason] += 1
+    entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
+                        task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
+                        bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
+                        environment=got.environment, instruction=got.instruction)
+    if got.status == "verified" and got.instruction:
+        summary.instructions.append(got.instruction)
+    if got.environment:
+        summary.environments[got.environment] += 1
+    ledger.append(ledger_file, entry)
+    state.record(outcome_row(plan.repo.slug, pipeline.name, fingerprint(pipeline, candidate, options), got,
+                             run_id))
+    reporter.outcome(got.key, got.status, got.reason)

@@ -60,17 +60,24 @@ class DiffSettings:
     min_lines: int = 2
 
 
+def screen_diff_task(repo: RepoRef, pr: PullRequest, options, settings: DiffSettings) -> Skip | None:
+    """The cheap filters of a pr_diff candidate (``diff_skip_reason``), without Docker."""
+    split = split_at(repo, pr.base_commit, pr.head_commit)
+    reason = diff_skip_reason(pr.title, split, max_files=options.max_source_files,
+                              min_changed_lines=settings.min_lines)
+    return Skip(reason) if reason is not None else None
+
+
 def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *, task_id: str, pipeline: str,
                     version: str, settings: DiffSettings) -> Draft | Skip:
     """One pull request as a pr_diff bundle, or the reason it is skipped. ``source`` gives the problem statement
     (a ``sources.RepoSource``). Engine errors raise."""
     weights = settings.weights or DEFAULT_WEIGHTS
     ctx.report("split and filter")
+    skip = screen_diff_task(repo, pr, ctx.options, settings)
+    if skip is not None:
+        return skip
     split = split_at(repo, pr.base_commit, pr.head_commit)
-    reason = diff_skip_reason(pr.title, split, max_files=ctx.options.max_source_files,
-                              min_changed_lines=settings.min_lines)
-    if reason is not None:
-        return Skip(reason)
     whole = gitrepo.diff(repo.path, pr.base_commit, pr.head_commit)
     ctx.report("problem statement")
     text = source.problem_statement(pr)

@@ -6,9 +6,9 @@ import sqlite3
 import pytest
 
 from repo2env.build.config import load
-from repo2env.build.state import State
 from repo2env.cli import main
 from repo2env.core.errors import InputError, redact_url
+from repo2env.run.state import State
 from tests.helpers.repos import commit_files
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 
 from repo2env.build.report import build_report, render_html, write_report
-from repo2env.build.state import STATE_FILE, State
+from repo2env.run.state import STATE_FILE, State
 
 SVG = "{http://www.w3.org/2000/svg}"
 CHAR_EM = 0.6  # a conservative width estimate of one character, in em

@@ -39,6 +39,15 @@ COLUMNS = ("repo", "pipeline", "key", "fingerprint", "task_id", "status", "reaso
            "seconds", "test_seconds", "build_id", "updated_at", "environment", "instruction")
 
 
+def outcome_row(repo: str, pipeline: str, fingerprint: str, got, build_id: str) -> dict:
+    """The ``candidates`` row of one outcome (a ``core.records.CandidateOutcome``) of ``build_id``."""
+    return {"repo": repo, "pipeline": pipeline, "key": got.key, "fingerprint": fingerprint,
+            "task_id": got.task_id, "status": got.status, "reason": got.reason, "detail": got.detail,
+            "bundle_hash": got.bundle_hash, "seconds": got.seconds, "test_seconds": got.test_seconds,
+            "build_id": build_id, "environment": got.environment,
+            "instruction": json.dumps(got.instruction, sort_keys=True) if got.instruction else None}
+
+
 def _now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
@@ -73,6 +82,12 @@ class State:
         row = self.db.execute("SELECT fingerprint, status FROM candidates WHERE repo=? AND pipeline=? AND key=?",
                               (repo, pipeline, key)).fetchone()
         return row is not None and row[0] == fingerprint and row[1] in FINAL
+
+    def row(self, repo: str, pipeline: str, key: str) -> dict | None:
+        """The candidate's row (``COLUMNS`` keys), or None when it was never recorded."""
+        found = self.db.execute(f"SELECT {','.join(COLUMNS)} FROM candidates WHERE repo=? AND pipeline=? AND key=?",
+                                (repo, pipeline, key)).fetchone()
+        return dict(zip(COLUMNS, found)) if found else None
 
     def record(self, row: dict) -> None:
         """Insert or replace one candidate's outcome (``row`` has the ``COLUMNS`` keys but ``updated_at``)."""

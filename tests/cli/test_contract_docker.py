@@ -1,0 +1,69 @@
+"""The command line's contract where Docker is involved, end to end on the demo repository: generate re-uses its
+state, leaves no lock, labels its images, names tasks after --dataset-name; report reads its folder; a hand edit
+is re-stamped and measured again; clean removes the images a dataset no longer needs."""
+
+import json
+import shutil
+import tomllib
+
+import pytest
+
+from repo2env.cli import main
+from repo2env.core import locks
+from repo2env.environment.images import LABEL_DATASET, LABEL_TASK, LABEL_TOOL
+
+pytestmark = pytest.mark.docker
+TASK = "local__calc-demo-5"
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path, capsys):
+    out = tmp_path / "tasks"
+    args = ("generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(out), "--pr", "5", "--no-probes",
+            "--runs-after", "1", "--dataset-name", "demo", "--json")
+    code, stdout, err = run(capsys, *args)
+    assert code == 0, err
+    first = json.loads(stdout)  # results on stdout, progress on stderr
+    assert first["verified"] == [TASK] and first["unchanged"] == []
+    assert not locks.lock_path(out).exists()
+    assert tomllib.loads((out / TASK / "task.toml").read_text())["task"]["name"] == f"demo/{TASK}"
+    built = docker_client.images.list(filters={"label": f"{LABEL_DATASET}={out.resolve()}"})
+    kinds = {image.labels[LABEL_TOOL] for image in built}
+    assert {"env", "bundle"} <= kinds
+    assert any(image.labels.get(LABEL_TASK) == TASK for image in built)
+
+    code, stdout, _ = run(capsys, *args)  # nothing changed: the recorded outcome stands
+    again = json.loads(stdout)
+    assert code == 0 and again["unchanged"] == ["pr#5"] and again["verified"] == [TASK]
+    assert again["wall_seconds"] < first["wall_seconds"] / 3
+
+    code, stdout, _ = run(capsys, "report", str(out), "--json")
+    report = json.loads(stdout)
+    assert code == 0 and report["totals"]["verified"] == 1 and (tmp_path / "tasks.report.html").is_file()
+    assert not (out / "report.html").exists()  # the task folder holds only tasks
+
+    instruction = out / TASK / "instruction.md"  # a curator's edit
+    instruction.write_text(instruction.read_text().replace("# ", "# Curated: ", 1))
+    code, stdout, _ = run(capsys, "validate", str(out / TASK), "--json")
+    assert code == 1 and "the bundle changed after it was hashed" in stdout
+    code, stdout, err = run(capsys, "restamp", str(out / TASK), "--run", "--json")
+    assert code == 0, err
+    data = json.loads(stdout)
+    assert data["restamped"][0]["changed"] and data["restamped"][0]["stale"]
+    assert data["reports"][0]["status"] == "verified"
+    code, _, _ = run(capsys, "hash", str(out / TASK), "--check")
+    assert code == 0
+
+    code, stdout, _ = run(capsys, "clean", "--dataset", str(out), "--dry-run", "--json")
+    assert code == 0 and json.loads(stdout)["removed"] == []  # every image is still needed
+    shutil.rmtree(out / TASK)
+    code, stdout, _ = run(capsys, "clean", "--dataset", str(out), "--json")
+    cleaned = json.loads(stdout)
+    assert code == 0 and any(tag.startswith("local/r2e-bundle/") for tag in cleaned["removed"]), cleaned
+    assert not any(image.labels.get(LABEL_TASK) == TASK for image in docker_client.images.list(
+        filters={"label": f"{LABEL_DATASET}={out.resolve()}"}))
