@@ -18,7 +18,7 @@ import re
 PARTS = ("input", "behaviour", "expectation")
 _CODE = re.compile(r"`([^`\n]+)`")
 _INPUT_WORDS = re.compile(r"\b(when (?:i|you|we|one|a user) (?:call|pass|run|use|give|load|parse|read|open|send)|"
-                          r"calling|passing|given|for (?:the |an? )?input|with (?:an?|the) \w+ (?:of|set to)|"
+                          r"passing|given|for (?:the |an? )?input|with (?:an?|the) \w+ (?:of|set to)|"
                           r"e\.g\.|for example|such as)\b", re.IGNORECASE)
 _BEHAVIOUR = re.compile(r"\b(raise[sd]?|raising|return(?:s|ed|ing)?|gives?|gave|produces?|produced|fails?|failed|"
                         r"failing|crash(?:es|ed)?|hangs?|hung|ignores?|ignored|loses?|lost|prints?|printed|"
@@ -34,8 +34,8 @@ _WORD = re.compile(r"[^\W_]+(?:['_-][^\W_]+)*")
 
 def _states_input(text: str) -> bool:
     for span in _CODE.findall(text):
-        if re.search(r"\w\(|=|\d|['\"]|\[|\{", span):
-            return True
+        if re.search(r"\w\((?!(?:…|\.\.\.)(?:, (?:…|\.\.\.))*\))|=|\d|['\"]|\[|\{", span):
+            return True  # a call with its arguments (not elided), a keyword, a number, a string, a container
     return bool(_INPUT_WORDS.search(text))
 
 

@@ -157,7 +157,8 @@ def _drop_sections(lines: list[str]) -> list[str]:
 
 
 def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str]):
-    """(paths, names): substrings and whole words whose lines must go."""
+    """(paths, names): substrings and whole words whose lines must go: each test id's path and names, the
+    hidden paths, their file names, and a test module's dotted name (``tests.test_x``) and stem (``test_x``)."""
     paths, names = set(), set()
     for tid in test_ids:
         parts = tid.split("::")
@@ -171,6 +172,10 @@ def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str]):
         base = p.rsplit("/", 1)[-1]
         if base and base not in {"__init__.py", "conftest.py"}:
             paths.add(base)
+        if p.endswith(".py") and "test" in base.lower() and base not in {"__init__.py", "conftest.py"}:
+            # the module as Python spells it: tests.test_x, test_x
+            paths.add(p[:-3].replace("/", "."))
+            names.add(base[:-3])
     return {p.lower() for p in paths if p}, {n for n in names if n}
 
 

@@ -175,10 +175,12 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
-    messages and traceback heads, the import errors of their files, and the test files at the head commit."""
+    messages and traceback heads, the import errors of their files, and, at the head commit, the test files of
+    the test patch and those that hold a FAIL_TO_PASS test (a data-only test patch changes no test module)."""
     failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
-    sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in spec.split.test_files
+    wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files)
+    sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
                if p.endswith(".py") and p not in spec.split.test_files_deleted}
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
                     test_sources=sources)

@@ -23,8 +23,11 @@ def test_rule_test_name():
 
 
 def test_rule_test_path():
-    assert fired("See tests/test_sizes.py for examples.") == ["test_path"]
-    assert fired("test_sizes.py shows it") == ["test_path"]
+    assert fired("See tests/test_sizes.py for examples.") == ["test_name", "test_path"]  # its stem too
+    assert fired("test_sizes.py shows it") == ["test_name", "test_path"]
+    # the module as Python spells it, e.g. in an exception message's qualified name
+    assert fired("tests.test_sizes.Box is not compatible") == ["test_name", "test_path"]
+    assert fired("the test_sizes module") == ["test_name"]
     assert fired("conftest.py is shared") == []
 
 

@@ -62,13 +62,17 @@ class Range:
 
 def explode(x):
     raise RuntimeError("boom")
+
+
+def check(obj):
+    raise TypeError(f"{type(obj).__qualname__} of {type(obj).__module__} is rejected")
 """
 
 TESTS = """\
 import unittest
 import pytest
 import shapes as sh
-from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode
+from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check
 
 
 def make_box():
@@ -145,6 +149,29 @@ def test_callee():
     assert area(run(1), 2) == 3
 
 
+def test_call_form():
+    pytest.raises(KeyError, parse, "q").match("bad")
+
+
+def test_caught_message():
+    with pytest.raises(ValueError) as info:
+        parse("w")
+    assert str(info.value) == "not a number"
+
+
+class Local:
+    pass
+
+
+def test_names_tests():
+    check(Local())
+
+
+def test_loop():
+    for text in ["5 MB"]:
+        to_bytes(text)
+
+
 def test_match():
     with pytest.raises(ValueError, match="a number"):
         parse("y")
@@ -188,6 +215,16 @@ SAID = {
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
+    # pytest.raises as a call, chained with .match()
+    "test_call_form": "Calling `parse('q')` raises `ValueError: invalid literal for int() with base 10: 'q'`; it "
+                      "should raise `KeyError`.",
+    # the message of a caught exception, checked after the with block
+    "test_caught_message": "Calling `parse('w')` raises `ValueError` with the message `\"invalid literal for int() "
+                           "with base 10: 'w'\"`; the message should be `'not a number'`.",
+    # the message names the test module and a class the tests define: only the type is told
+    "test_names_tests": "Calling `check(Local())` raises `TypeError`; it should not raise.",
+    # a loop variable of the test: its value is not known, so it is not named
+    "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'`; it should not raise.",
     "test_callee": None,  # the tests' own helper raised, not area(): nothing to tell
     # pytest shortened both lists: its explanation says what differs
     "test_missing_item": "Calling `items(3)` gives a wrong result: the expected result also holds "

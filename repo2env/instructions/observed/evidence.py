@@ -34,6 +34,16 @@ def helper_names(sources: Iterable[str]) -> set[str]:
     return names
 
 
+def defined_names(sources: Iterable[str]) -> set[str]:
+    """The functions and classes the test files define (their tests, helpers and fixtures)."""
+    names: set[str] = set()
+    for text in sources:
+        tree = parse_source(text)
+        names.update(node.name for node in ast.walk(tree) if isinstance(
+            node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)) if tree else None
+    return names
+
+
 def parse_source(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)

@@ -34,6 +34,7 @@ class Site:
     expect_raise: str | None = None
     expect_match: str | None = None
     raising_call: ast.expr | None = None
+    raised_as: dict | None = None  # name of ``with pytest.raises(X) as name`` -> (X, the first statement under it)
 
 
 def raises_call(call: ast.Call) -> tuple[str, str | None, ast.expr | None] | None:
@@ -159,16 +160,25 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -
         elif not isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.FunctionDef
                             | ast.AsyncFunctionDef | ast.ClassDef):
             site.statement = node
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-                raises = raises_call(node.value)
-                if raises:
-                    site.expect_raise, site.expect_match, site.raising_call = raises
+            if isinstance(node, ast.Expr):  # pytest.raises(E, f, x), also as pytest.raises(...).match("...")
+                for call in (n for n in ast.walk(node.value) if isinstance(n, ast.Call)):
+                    raises = raises_call(call)
+                    if raises:
+                        site.expect_raise, site.expect_match, site.raising_call = raises
+                        break
     for node in tree.body:  # import aliases, as a user spells the module: ``mi`` -> ``more_itertools``
         if isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 if alias.asname and alias.asname != alias.name:
                     site.bound[alias.asname] = ast.Name(id=alias.name, ctx=ast.Load())
     before = site.statement.lineno if site.statement else line
+    site.raised_as = {}
+    for node in ast.walk(func):  # ``with pytest.raises(X) as info:`` before the statement: info is that exception
+        if isinstance(node, ast.With | ast.AsyncWith) and node.lineno < before and node.body:
+            for item in node.items:
+                raises = raises_call(item.context_expr) if isinstance(item.context_expr, ast.Call) else None
+                if raises and isinstance(item.optional_vars, ast.Name):
+                    site.raised_as[item.optional_vars.id] = (raises[0], node.body[0])
     for node in ast.walk(func):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and node.lineno < before and is_bindable(node.value)):

@@ -12,7 +12,8 @@ from repo2env.instructions.observed.spans import Substitute, Teller, attr_name, 
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
-_ASSERT = re.compile(r"^(?:AssertionError:\s*)?assert\s+(.+?)\s*(==|!=|is not|is|not in|in|<=|>=|<|>)\s*(.+)$")
+_ASSERT = re.compile(r"^(?:AssertionError:\s*)?assert\s+(.+?)\s*(==|!=|<=|>=|<|>|(?<=\s)(?:is not|is|not in|in)(?=\s))"
+                     r"\s*(.+)$")  # word operators only between spaces: "invalid" holds no "in"
 
 _ASSERT_TRUTH = re.compile(r"^(?:AssertionError:\s*)?assert\s+(not\s+)?(.+)$")
 
@@ -141,7 +142,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     if raised:  # the call that raised, when the traceback says which: what it should do is not raise
         call = _subject_call(left, teller, bound, callee)
         whole = ast.unparse(Substitute(bound).visit(copy_node(left)))
-        error = teller.code(raised)
+        error = teller.error(raised)
         if call is not None and ast.unparse(call) != whole and callee and attr_name(call.func) == callee and error:
             return f"Calling {teller.call_span(call, {})} raises {error}; it should not raise."
         if call is None:  # the tests' own helper raised
@@ -162,7 +163,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             left, right, teller, bound):
         return _both_computed(left, op, message, teller, bound)
     if raised:
-        error = teller.code(raised)
+        error = teller.error(raised)
         if error is None:
             return None
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
@@ -174,6 +175,10 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     shown = expected or (teller.code(from_message) if from_message and op not in ("true", "false")
                          and teller.disclose and "..." not in from_message else None)
     value = _returned(text, message, ast.unparse(left) if direct and isinstance(left, ast.Call) else None)
+    full = _string_diff(text) if "..." in (value or "") + (from_message or "") else None
+    if full is not None:  # pytest shortened two strings in its summary; its diff has them whole
+        value, from_message = full
+        shown = expected or (teller.code(from_message) if teller.disclose and op not in ("true", "false") else None)
     value_span = teller.code(value) if value and "..." not in value else None  # pytest shortened it
     hint = _diff_hint(text, teller) if not (value_span and shown) and teller.disclose else None
     if direct:
@@ -233,6 +238,50 @@ def _same_function(left, right, teller: Teller, bound) -> bool:
     return a is not None and b is not None and ast.unparse(a.func) == ast.unparse(b.func)
 
 
+def _string_diff(text: str) -> tuple[str, str] | None:
+    """(left, right) as reprs from pytest's diff of two one-line strings (``+ left`` / ``- right`` lines), for
+    when the ``assert a == b`` summary shortened them (``...``)."""
+    plus = [ln.split("+ ", 1)[1] for ln in text.splitlines() if re.match(r"^E?\s+\+ ", ln)]
+    minus = [ln.split("- ", 1)[1] for ln in text.splitlines() if re.match(r"^E?\s+- ", ln)]
+    if len(plus) >= 1 and len(minus) >= 1 and len(set(plus)) == 1 and len(set(minus)) == 1:
+        return repr(plus[0]), repr(minus[0])
+    return None
+
+
+def _caught(parts, site: Site):
+    """(exception, statement under the ``with``) when the assertion is about a caught exception
+    (``str(info.value)``, ``cm.exception.args[0]``), else None."""
+    names = {n.id for n in ast.walk(parts[0]) if isinstance(n, ast.Name)}
+    return next((site.raised_as[n] for n in sorted(names) if n in (site.raised_as or {})), None)
+
+
+def _message_check(caught, parts, text: str, message: str, teller: Teller, bound) -> str | None:
+    """The message of a raised exception is not the expected one: "Calling `f(x)` raises `E` with the message
+    `a`; the message should be `b`." (``in``: "should contain")."""
+    exception, statement = caught
+    _, op, right = parts
+    subject = _subject(statement, teller, bound)
+    m = _ASSERT.match(message) or _UNITTEST_NE.match(message)
+    shown_actual = (m.group(1) if m else None)
+    if shown_actual and "..." in shown_actual and _string_diff(text):
+        shown_actual = _string_diff(text)[0]
+    # an expected message cannot be guessed: it is told whatever Teller.disclose says
+    shown_expected = teller.code(ast.unparse(right)) if right is not None and is_literal(right) else None
+    if shown_expected is None and m is not None:
+        shown_expected = teller.code(m.group(3) if m.re is _ASSERT else m.group(2))
+    if op == "in" and m is not None and m.re is _ASSERT:  # assert "needle" in str(info.value)
+        shown_actual = m.group(3)
+        shown_expected = teller.code(ast.unparse(parts[0])) if is_literal(parts[0]) else teller.code(m.group(1))
+    actual = teller.code(shown_actual) if shown_actual and not teller.names_tests(shown_actual) else None
+    if subject is None or actual is None:
+        return None
+    head = f"Calling {subject} raises `{exception}` with the message {actual}"
+    if shown_expected is None or teller.names_tests(shown_expected):
+        return f"{head}; the message should be another one."
+    verb = "contain" if op == "in" else "be"
+    return f"{head}; the message should {verb} {shown_expected}."
+
+
 def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
     """Two values the library computed that should (not) be equal: "`f` gives `a` and `b`, which compare
     unequal; they should be equal." (the values as the failure shows them)."""
@@ -277,20 +326,25 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
         return f"Calling {subject} does not raise an error; it should raise `{wanted}`." if subject else None
     mismatch = _mismatch(text) if site.expect_raise else None
     if mismatch:
-        subject, error = _subject(under, teller, bound), teller.code(f"{site.expect_raise}: {mismatch[1]}")
-        pattern = teller.code(mismatch[0])
+        subject, error = _subject(under, teller, bound), teller.error(f"{site.expect_raise}: {mismatch[1]}")
+        pattern = teller.code(mismatch[0]) if not teller.names_tests(mismatch[0]) else None
         if subject and error and pattern:
             return (f"Calling {subject} raises {error}; it should raise `{site.expect_raise}` with a message "
                     f"matching {pattern}.")
+        if subject and error:  # the expected message names the tests' own things: not told
+            return f"Calling {subject} raises {error}; it should raise `{site.expect_raise}` with another message."
         return None
     parts = _assert_parts(site.statement) if site.raising_call is None else None
+    caught = _caught(parts, site) if parts is not None else None
+    if caught is not None:
+        return _message_check(caught, parts, text, message, teller, bound)
     if parts is not None:
         left, op, right = parts
         if _subject(left, teller, bound) is None and right is not None and _subject(right, teller, bound):
             left, right = right, left
         return _assertion(left, op, right, text, message, raised, teller, bound, callee)
     if raised:
-        subject, error = _subject(under, teller, bound, callee), teller.code(raised)
+        subject, error = _subject(under, teller, bound, callee), teller.error(raised)
         if subject and error:
             if site.expect_raise and site.expect_raise.split(".")[-1] != raised.split(":")[0].split(".")[-1]:
                 return f"Calling {subject} raises {error}; it should raise `{site.expect_raise}`."

@@ -8,7 +8,7 @@ import copy
 import re
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM
-from repo2env.instructions.observed.evidence import Evidence, helper_names
+from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names
 
 MAX_CHARS = 160  # of a code span in a sentence
 
@@ -29,6 +29,9 @@ class Teller:
     def __init__(self, evidence: Evidence, disclose: bool = True):
         self.disclose = disclose
         self.helpers = helper_names(evidence.test_sources.values())
+        self.defined = defined_names(evidence.test_sources.values())
+        self.modules = {form for path in evidence.test_sources if path.endswith(".py")
+                        for form in (path[:-3].replace("/", "."), path.rsplit("/", 1)[-1][:-3])}
         self.grams: set[tuple[str, ...]] = set()
         for text in evidence.test_sources.values():
             for line in text.splitlines():
@@ -45,6 +48,20 @@ class Teller:
         text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…"
         return None if self.copied(text) else "`" + text.replace("`", "'") + "`"
 
+    def error(self, raised: str) -> str | None:
+        """The code span of an exception (``Type: message``); only its type when the message names the tests'
+        own things (a test module, a test function, a class or function the tests define, ``<locals>``)."""
+        kind, sep, message = raised.partition(": ")
+        if sep and self.names_tests(message):
+            return self.code(kind)
+        return self.code(raised)
+
+    def names_tests(self, text: str) -> bool:
+        """``text`` mentions a test module, a ``test_`` name, a name the test files define, or ``<locals>``."""
+        if re.search(r"<locals>|\btest_\w|\bTest[A-Z]", text) or any(m in text for m in self.modules):
+            return True
+        return any(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) for name in self.defined if len(name) > 1)
+
     def public(self, call: ast.Call) -> bool:
         root = call.func
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
@@ -53,10 +70,20 @@ class Teller:
         return bool(name) and name not in self.helpers and name not in _NOT_API and not _TEST_NAMES.match(name)
 
     def call_text(self, call: ast.Call, bound: dict) -> str | None:
-        """How a user would write the call: bound names replaced by their values; None for the tests' own."""
+        """How a user would write the call: bound names replaced by their values, a test variable whose value
+        is not known (a loop variable, a fixture) shown as ``…``; None for the tests' own calls."""
         resolved = Substitute(bound).visit(copy_node(call))
         if not isinstance(resolved, ast.Call) or not self.public(resolved):
             return None
+        variables = self.helpers - self.defined
+        for node in ast.walk(resolved):
+            for field in ("args", "elts"):
+                items = getattr(node, field, None)
+                if isinstance(items, list):
+                    setattr(node, field, [ast.Name(id="…", ctx=ast.Load()) if isinstance(a, ast.Name)
+                                          and a.id in variables else a for a in items])
+            if isinstance(node, ast.keyword) and isinstance(node.value, ast.Name) and node.value.id in variables:
+                node.value = ast.Name(id="…", ctx=ast.Load())
         return ast.unparse(resolved)
 
     def call_span(self, call: ast.Call, bound: dict) -> str | None:
