@@ -7,16 +7,32 @@ Example::
     format = "harbor-1.0"            # or harbor-1.3
     probes = true                    # adversarial probes on every task that passed its controls
 
+    dataset_name = "calc-tasks"      # [task] name = "<dataset_name>/<task id>" (--dataset-name)
+    env_config = "repo2env.toml"     # per-repository environment overrides (--env-config)
+    keep_rejected = false            # keep thrown-away bundles in the candidates' logs (--keep-rejected)
+    min_actionability = 0            # (--min-actionability)
+
     [[sources]]
     source = "./repos/calc"          # a clone's path, or org/repo on GitHub
     pipelines = ["pr_runtime", "commit_runtime"]
     limit = 20                       # newest N candidates per pipeline (optional)
-    since = "2025-01-01"             # optional, also until, branch
+    since = "2025-01-01"             # optional, also until, branch, prs, repo_name, labels, exclude_labels,
+                                     # include_drafts, include_bots, github_url
 
     [pipelines.commit_runtime]       # options of one pipeline, for every source that uses it
     runs_before = 2
     runs_after = 3
-    options = { include_types = "fix" }   # --pipeline-opt
+    pipeline_opts = { include_types = "fix" }   # --pipeline-opt (formerly "options", still read)
+
+    [llm]                            # optional: --llm and its settings
+    model = "anthropic/claude-sonnet-4-6"
+    budget_usd = 5.0                 # also temperature, max_tokens, timeout, retries, price = "3/15"
+
+    [setup_llm]                      # optional: --setup-llm
+    model = "anthropic/claude-sonnet-4-6"
+    budget_usd = 2.0                 # also attempts
+
+The whole format, with every key: ``specs/config-files.md`` (JSON Schema: ``specs/dataset.schema.json``).
 
     [push]                           # optional: after a build without failures
     registry = "localhost:5000/r2e"
@@ -38,7 +54,9 @@ class _Strict(BaseModel):
 
 
 class SourceSpec(_Strict):
-    """One repository and the pipelines to run on it."""
+    """One repository and the pipelines to run on it, with generate's candidate selection (``--limit``,
+    ``--since``, ``--until``, ``--branch``, ``--pr``, ``--repo-name``, ``--label``, ``--exclude-label``,
+    ``--include-drafts``, ``--include-bots``, ``--github-url``)."""
 
     source: str
     pipelines: list[str] = Field(min_length=1)
@@ -46,16 +64,50 @@ class SourceSpec(_Strict):
     since: date | datetime | None = None
     until: date | datetime | None = None
     branch: str | None = None
+    prs: list[int] = Field(default_factory=list)
+    repo_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+    labels: list[str] = Field(default_factory=list)
+    exclude_labels: list[str] = Field(default_factory=list)
+    include_drafts: bool = False
+    include_bots: bool = False
+    github_url: str | None = None
 
 
 class PipelineSpec(_Strict):
-    """How one pipeline runs (the generate options that change what a task is)."""
+    """How one pipeline runs (the generate options that change what a task is). ``pipeline_opts`` are
+    ``--pipeline-opt`` KEY=VALUE pairs; ``options`` is their former name, still read."""
 
     runs_before: int = Field(default=2, ge=2)
     runs_after: int = Field(default=3, ge=1)
     whole_suite: bool = False
     max_source_files: int = Field(default=10, ge=1)
-    options: dict[str, str] = Field(default_factory=dict)
+    pipeline_opts: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, str] = Field(default_factory=dict, description="former name of pipeline_opts")
+
+    @property
+    def opts(self) -> dict[str, str]:
+        """The pipeline options, whichever key spelled them."""
+        return {**self.options, **self.pipeline_opts}
+
+
+class LlmSpec(_Strict):
+    """``[llm]``: ``--llm`` and its settings (``price`` is ``IN/OUT`` USD per million tokens)."""
+
+    model: str
+    budget_usd: float | None = Field(default=None, ge=0)
+    temperature: float | None = Field(default=None, ge=0, le=1)
+    max_tokens: int = Field(default=1024, ge=64)
+    timeout: float = Field(default=60, ge=1)
+    retries: int = Field(default=4, ge=0)
+    price: str | None = None
+
+
+class SetupLlmSpec(_Strict):
+    """``[setup_llm]``: ``--setup-llm`` and its settings."""
+
+    model: str
+    budget_usd: float | None = Field(default=None, ge=0)
+    attempts: int = Field(default=2, ge=1)
 
 
 class PushSpec(_Strict):
@@ -75,6 +127,14 @@ class BuildConfig(_Strict):
     sources: list[SourceSpec] = Field(min_length=1)
     pipelines: dict[str, PipelineSpec] = Field(default_factory=dict)
     push: PushSpec | None = None
+    dataset_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][\w.-]*$")
+    env_config: Path | None = None
+    cache_dir: Path | None = None
+    keep_rejected: bool = False
+    min_actionability: int = Field(default=0, ge=0, le=3)
+    max_rate_wait: float = Field(default=3600, ge=0)
+    llm: LlmSpec | None = None
+    setup_llm: SetupLlmSpec | None = None
 
     @field_validator("format")
     @classmethod
@@ -125,7 +185,9 @@ def load(path: Path) -> BuildConfig:
         local = spec.source.startswith((".", "/", "~", "file://")) or (base / spec.source).exists()
         sources.append(spec.model_copy(update={"source": str((base / spec.source).resolve())}) if local and
                        not spec.source.startswith("file://") else spec)
-    config = config.model_copy(update={"out": (base / config.out).resolve(), "sources": sources})
+    paths = {key: (base / value).resolve() for key in ("env_config", "cache_dir")
+             if (value := getattr(config, key)) is not None}
+    config = config.model_copy(update={"out": (base / config.out).resolve(), "sources": sources, **paths})
     if config.push and config.push.dataset and "{pipeline}" not in config.push.dataset \
             and len(config.pipeline_names()) > 1:
         raise InputError(f"{path}: push.dataset: several pipelines need one dataset each; put {{pipeline}} in it")
@@ -156,3 +218,25 @@ def _check_semantics(path: Path, config: BuildConfig) -> None:
         except InputError as exc:
             message = str(exc).replace("--registry ", "registry ").replace("--dataset ", "dataset ")
             raise InputError(f"{path}: push: {message}") from None
+
+
+def json_schemas() -> dict[str, dict]:
+    """The JSON Schemas of the two config files, by their file in ``specs/``: ``dataset.schema.json``
+    (``dataset.toml``, this module) and ``env-config.schema.json`` (``--env-config`` / ``env_config``,
+    ``environment.overrides``)."""
+    from repo2env.core.records import EnvConfig  # noqa: PLC0415
+
+    dataset = BuildConfig.model_json_schema()
+    dataset["title"] = "dataset.toml (repo2rlenv build)"
+    env = EnvConfig.model_json_schema()
+    env["title"] = "repo2env.toml (--env-config)"
+    return {"dataset.schema.json": dataset, "env-config.schema.json": env}
+
+
+if __name__ == "__main__":  # python -m repo2env.build.config: write the schemas into specs/
+    import json
+    import sys
+
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "specs")
+    for name, schema in json_schemas().items():
+        (folder / name).write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n")

@@ -32,6 +32,7 @@ from repo2env.core import locks
 from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
 from repo2env.pipeline import load_pipeline
+from repo2env.run.generate import named
 from repo2env.run.incremental import fingerprint
 from repo2env.run.state import STATE_FILE, State, outcome_row
 
@@ -108,14 +109,37 @@ def tasks_dir(out: Path, pipeline: str) -> Path:
 
 
 def options_for(config: BuildConfig, source_index: int, pipeline: str) -> GenerateOptions:
-    """The generate options of one (source, pipeline) of the config."""
+    """The generate options of one (source, pipeline) of the config: everything ``generate`` takes."""
+    from repo2env.core.llm import LlmConfig, parse_llm  # noqa: PLC0415
+    from repo2env.core.options import PrFilters  # noqa: PLC0415
+    from repo2env.environment.overrides import load_env_config  # noqa: PLC0415
+
     spec, pspec = config.sources[source_index], config.pipeline(pipeline)
     since, until = since_until(spec)
+    llm = setup = None
+    if config.llm is not None:
+        provider, model = parse_llm(config.llm.model)
+        price = tuple(float(x) for x in config.llm.price.split("/")) if config.llm.price else (None, None)
+        llm = LlmConfig(provider=provider, model=model, temperature=config.llm.temperature,
+                        max_tokens=config.llm.max_tokens, timeout_sec=config.llm.timeout,
+                        max_retries=config.llm.retries, budget_usd=config.llm.budget_usd, price_in=price[0],
+                        price_out=price[1])
+    if config.setup_llm is not None:
+        provider, model = parse_llm(config.setup_llm.model)
+        setup = LlmConfig(provider=provider, model=model, max_tokens=1024, budget_usd=config.setup_llm.budget_usd)
     return GenerateOptions(out=tasks_dir(config.out, pipeline), limit=spec.limit, since=since, until=until,
-                           branch=spec.branch, max_source_files=pspec.max_source_files,
+                           numbers=tuple(spec.prs), branch=spec.branch, max_source_files=pspec.max_source_files,
                            runs_before=pspec.runs_before, runs_after=pspec.runs_after, whole_suite=pspec.whole_suite,
-                           pipeline_opts=dict(pspec.options), format=config.format, probes=config.probes,
-                           env_memory=config.out / STATE_FILE)
+                           pipeline_opts=pspec.opts, format=config.format, probes=config.probes,
+                           env_memory=config.out / STATE_FILE, env_config=load_env_config(config.env_config),
+                           github_url=spec.github_url, cache_dir=config.cache_dir,
+                           github_max_wait=config.max_rate_wait,
+                           pr_filters=PrFilters(include_drafts=spec.include_drafts, include_bots=spec.include_bots,
+                                                labels=tuple(spec.labels), exclude_labels=tuple(spec.exclude_labels)),
+                           llm=llm, setup_llm=setup,
+                           setup_llm_attempts=config.setup_llm.attempts if config.setup_llm else 2,
+                           min_actionability=config.min_actionability, repo_name=spec.repo_name,
+                           dataset_name=config.dataset_name, keep_rejected=config.keep_rejected)
 
 
 def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: bool = False) -> list[dict]:
@@ -131,7 +155,7 @@ def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: boo
                 options = options_for(config, index, name)
                 try:
                     pipeline = load_pipeline(name)
-                    planned = pipeline.plan(spec.source, options)
+                    planned = named(pipeline.plan(spec.source, options), options)
                 except R2EError as exc:
                     rows.append({"repo": redact_url(spec.source), "pipeline": name, "key": "", "task_id": "",
                                  "verdict": "plan failed", "reason": redact_url(str(exc))[:300]})
@@ -166,7 +190,7 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
             options = options_for(config, index, name)
             try:
                 pipeline = load_pipeline(name)
-                planned = pipeline.plan(spec.source, options)
+                planned = named(pipeline.plan(spec.source, options), options)
             except R2EError as exc:
                 shown = redact_url(spec.source)
                 summary.failed_sources.append(redact_url(f"{shown} ({name}): {exc}"))

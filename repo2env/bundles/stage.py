@@ -9,6 +9,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from repo2env.core import artefacts
+
 STAGING_SUFFIX = ".staging"
 
 
@@ -71,7 +73,10 @@ class BundleStage:
         return dest
 
     def discard(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Throw the staged bundle away (kept in the candidate's artefacts with ``--keep-rejected``)."""
+        artefacts_sink = artefacts.current()
+        if artefacts_sink is None or artefacts_sink.keep_bundle(self.root) is None:
+            shutil.rmtree(self.root, ignore_errors=True)
         self._cleanup_stage_dir()
 
     def _cleanup_stage_dir(self) -> None:

@@ -24,7 +24,7 @@ def clean_none(value):
 
 def render_task_toml(*, task_id: str, description: str, keywords: list[str], difficulty: str,
                      meta: Repo2EnvMetadata, agent_timeout_sec: float, verifier_timeout_sec: float,
-                     build_timeout_sec: float, cpus: int = 1, memory_mb: int = MEMORY_MB,
+                     build_timeout_sec: float, cpus: float = 1, memory_mb: int = MEMORY_MB,
                      storage_mb: int = 10240, category: str = "bugfix") -> str:
     """The task.toml text for one bundle (LF line endings)."""
     doc = tomlkit.document()
@@ -46,7 +46,8 @@ def render_task_toml(*, task_id: str, description: str, keywords: list[str], dif
     doc.add(tomlkit.comment("(tests/ is uploaded only after the agent has finished); a separate verifier "
                             "container is the schema 1.3 layout."))
     doc["verifier"] = {"timeout_sec": float(verifier_timeout_sec)}
-    doc["environment"] = {"build_timeout_sec": float(build_timeout_sec), "cpus": cpus, "memory_mb": memory_mb,
+    doc["environment"] = {"build_timeout_sec": float(build_timeout_sec),
+                          "cpus": int(cpus) if float(cpus).is_integer() else cpus, "memory_mb": memory_mb,
                           "storage_mb": storage_mb}
     return tomlkit.dumps(doc)
 

@@ -13,6 +13,8 @@ import docker.errors
 
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
+from repo2env.core import artefacts
+from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import Evaluation
 from repo2env.core.outcomes import EvaluationStatus, SkipReason
 from repo2env.core.records import ControlResult
@@ -23,13 +25,20 @@ from repo2env.environment.task_image import egress_hosts
 CONTROLS = ("oracle", "nop")
 
 
+def task_caps(bundle: Path) -> dict:
+    """``{"memory_mb", "cpus"}`` from the task's ``[environment]`` (Harbor's fields; defaults when absent)."""
+    env = read_task_toml(bundle).get("environment", {})
+    return {"memory_mb": int(env.get("memory_mb") or MEMORY_MB), "cpus": float(env["cpus"]) if env.get("cpus")
+            else None}
+
+
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
                 verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None) -> ControlResult:
     """Run one control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)``, when
     given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
     start = datetime.now(UTC)
     try:
-        with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+        with TaskContainer(client, image, extra_hosts=egress_hosts(bundle), **task_caps(bundle)) as box:
             box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
             if act is not None:
                 act(box)
@@ -37,8 +46,11 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
                 box.put_dir(bundle / "solution", "/solution")
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
             box.put_dir(bundle / "tests", "/tests")
-            box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
+            _, transcript, _ = box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
             raw = box.read_file("/logs/verifier/reward.txt")
+            artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
+                             f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
+                             f"{transcript}")
     except docker.errors.DockerException as exc:
         return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
                              seconds=(datetime.now(UTC) - start).total_seconds())

@@ -32,7 +32,7 @@ from pathlib import Path
 import docker
 
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.controls import run_control
+from repo2env.checks.controls import run_control, task_caps
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core.metadata import ProbeRecord
 from repo2env.core.outcomes import EvaluationStatus
@@ -226,7 +226,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
             act = _acts(bundle, material, probe, user, 900, sink)
             if probe.check:
                 try:
-                    with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+                    with TaskContainer(client, image, extra_hosts=egress_hosts(bundle), **task_caps(bundle)) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
                     results.append(ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300]))

@@ -167,7 +167,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
     "repo2rlenv generate --pipeline commit_runtime ./clone --branch v1.0..main --out ./tasks --json",
     "repo2rlenv generate --pipeline pr_runtime ./clone --out ./tasks --llm anthropic/claude-sonnet-4-6",
     note="A re-run with the same --out keeps the outcome of every unchanged candidate (--force runs them "
-         "again). Beside --out: <out>.ledger.jsonl (every outcome), <out>.state.sqlite, <out>.rejected/. "
+         "again). Beside --out: <out>.ledger.jsonl (every outcome), <out>.state.sqlite, <out>.rejected/, "
+         "<out>.logs/<task id>/ (image build logs, every test run's output and JUnit XML, control transcripts). "
          "`repo2rlenv pipelines --verbose` lists each pipeline's --pipeline-opt keys."))
 @click.argument("source")
 @click.option("--pipeline", "pipeline_name", required=True, panel=OUTPUT,
@@ -188,6 +189,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               "the clone's origin remote, else local/<folder>).")
 @click.option("--dataset-name", panel=OUTPUT, help="The org part of each task's \\[task] name "
               "(<dataset-name>/<task id>; default: default).")
+@click.option("--keep-rejected", is_flag=True, panel=OUTPUT, help="Keep every bundle that was staged and then thrown "
+              "away, in <out>.logs/<task id>/ beside its build and test logs.")
 @json_option
 @output_options
 @click.option("--limit", type=click.IntRange(min=1), panel=SELECT, help="Examine at most N candidates (newest first).")
@@ -245,7 +248,7 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
 @click.option("--min-actionability", type=click.IntRange(0, 3), default=0, show_default=True, panel=TEXT,
               help="Skip a task whose instruction states fewer of: an input, what happens, what should happen.")
 def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_run, force, repo_name, dataset_name,
-                 as_json, limit, since, until, prs, branch, max_source_files, include_drafts, include_bots, labels,
+                 keep_rejected, as_json, limit, since, until, prs, branch, max_source_files, include_drafts, include_bots, labels,
                  exclude_labels, github_url, max_rate_wait, runs_before, runs_after, whole_suite, probes,
                  env_config, cache_dir, setup_llm, setup_llm_budget_usd, setup_llm_attempts, llm, llm_budget_usd,
                  llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price, min_actionability) -> None:
@@ -275,7 +278,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
         llm=_llm_config(llm, llm_budget_usd, llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price),
         format=bundle_format, probes=probes,
         setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts,
-        min_actionability=min_actionability, force=force, repo_name=repo_name, dataset_name=dataset_name)
+        min_actionability=min_actionability, force=force, repo_name=repo_name, dataset_name=dataset_name,
+        keep_rejected=keep_rejected)
     if dry_run:
         _print_dry_run(*dry_run_plan(pipeline_name, source, options), as_json=as_json)
         return

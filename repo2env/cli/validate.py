@@ -13,20 +13,29 @@ from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.scoring import score_task
 from repo2env.checks.validate import validate_run, validate_static
-from repo2env.cli.app import cli, emit_json, error_console, examples, json_option, output_options
+from repo2env.cli.app import cli, emit_json, err_console, error_console, examples, json_option, output_options
 from repo2env.core.errors import InputError
 from repo2env.environment.containers import docker_client
 
 
-@cli.command("score")
-@click.option("--task", "task_dir", type=click.Path(path_type=Path), required=True,
-              help="A pr_diff task folder (its solution/patch.diff is the reference).")
-@click.option("--patch", "patch_file", type=click.Path(path_type=Path), required=True,
-              help="The candidate change as a unified diff.")
+@cli.command("score", epilog=examples("repo2rlenv score tasks/org__repo-12 agent.diff",
+                                      "repo2rlenv score tasks/org__repo-12 agent.diff --json"))
+@click.argument("task_dir", type=click.Path(path_type=Path), required=False)
+@click.argument("patch_file", type=click.Path(path_type=Path), required=False)
+@click.option("--task", "task_opt", type=click.Path(path_type=Path), hidden=True,
+              help="Former spelling of TASK_DIR (still read).")
+@click.option("--patch", "patch_opt", type=click.Path(path_type=Path), hidden=True,
+              help="Former spelling of PATCH_FILE (still read).")
 @json_option
 @output_options
-def score_cmd(task_dir, patch_file, as_json) -> None:
-    """Score a candidate patch against a pr_diff task, as its verifier would (no container needed)."""
+def score_cmd(task_dir, patch_file, task_opt, patch_opt, as_json) -> None:
+    """Score PATCH_FILE (a unified diff) against the pr_diff task TASK_DIR, as its verifier would (no container
+    needed)."""
+    task_dir, patch_file = task_dir or task_opt, patch_file or patch_opt
+    if task_dir is None or patch_file is None:
+        raise InputError("score needs TASK_DIR and PATCH_FILE: repo2rlenv score tasks/org__repo-12 agent.diff")
+    if task_opt is not None or patch_opt is not None:
+        err_console.print("warning: --task/--patch are deprecated; pass TASK_DIR PATCH_FILE", highlight=False)
     reward, details = score_task(task_dir, patch_file)
     if as_json:
         click.echo(json.dumps(details, indent=1, sort_keys=True))

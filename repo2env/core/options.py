@@ -42,7 +42,8 @@ class GenerateOptions:
     state (``instructions.actionability``), else the candidate is skipped; ``force``: run every candidate again,
     whatever the state recorded (``run.incremental``); ``repo_name``: ``owner/name`` that names the repository
     in task ids and metadata (default: the ``origin`` remote's, else ``local/<folder>``); ``dataset_name``: the
-    ``org`` of each task's ``[task] name`` (``<dataset_name>/<task id>``; default ``default``)."""
+    ``org`` of each task's ``[task] name`` (``<dataset_name>/<task id>``; default ``default``); ``keep_rejected``:
+    keep every bundle staged and then thrown away in the candidate's artefacts (``core.artefacts``)."""
 
     out: Path
     limit: int | None = None
@@ -70,6 +71,7 @@ class GenerateOptions:
     force: bool = False
     repo_name: str | None = None
     dataset_name: str | None = None
+    keep_rejected: bool = False
 
 
 @dataclass

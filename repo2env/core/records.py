@@ -180,16 +180,21 @@ class LedgerEntry(Record):
     recorded_at: datetime
     environment: Literal["ok", "failed"] | None = None  # the ladder's verdict; None: no environment was tried
     instruction: dict | None = None  # {"words", "states", "observed"} of a task that got an instruction
+    logs: str | None = None  # the candidate's artefact folder (``core.artefacts``), when it recorded any
 
 
 class RepoEnvConfig(Record):
     """Overrides for one repository. ``install`` replaces the detected install commands when non-empty;
-    ``python`` (``"3.11"``) fixes the interpreter (None: chosen per base commit)."""
+    ``python`` (``"3.11"``) fixes the interpreter (None: chosen per base commit); ``memory_mb`` and ``cpus`` cap
+    every container of its tasks (test runs, controls, probes) and go into each task's ``[environment]`` (None:
+    ``core.limits.MEMORY_MB``, one CPU)."""
 
     python: str | None = None
     apt_packages: list[str] = []
     install: list[str] = []
     env: dict[str, str] = {}
+    memory_mb: int | None = Field(default=None, ge=512, le=262144)
+    cpus: float | None = Field(default=None, gt=0, le=64)
 
 
 class EnvConfig(Record):
@@ -253,3 +258,4 @@ class CandidateOutcome:
     test_seconds: float = 0.0
     environment: str | None = None  # "ok" / "failed" (``BuildContext.environment``); None: not tried
     instruction: dict | None = None  # ``BuildContext.instruction``
+    logs: str | None = None  # ``<out>.logs/<task id>/`` when the candidate recorded artefacts

@@ -58,14 +58,17 @@ def tar_directory(src: Path, arcname: str) -> bytes:
 class TaskContainer:
     """A running container of ``image``; use as a context manager.
 
-    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included);
+    ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included),
+    ``cpus`` CPU time (None: no cap);
     ``network=False`` starts it with no network at all (Harbor's ``network_mode = "no-network"``).
     Errors from the engine propagate as ``docker.errors.DockerException``.
     """
 
     def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
-                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True):
+                 workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True,
+                 cpus: float | None = None):
         self.client = client
+        self.cpus = cpus
         self.image = image
         self.extra_hosts = extra_hosts or {}
         self.workdir = workdir
@@ -79,6 +82,7 @@ class TaskContainer:
             self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
             extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
             mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+            **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
             **({} if self.network else {"network_mode": "none"}))
         self.container.start()
         return self

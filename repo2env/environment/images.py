@@ -20,7 +20,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from repo2env.core import gitrepo, templates
+from repo2env.core import artefacts, gitrepo, templates
 from repo2env.core.errors import BuildError, DockerUnavailable
 from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoRef
 
@@ -89,11 +89,16 @@ def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: 
     with _tag_lock(tag):
         if image_exists(client, tag):
             return 0.0
+        labels = labels or image_labels("other")
+        kind = labels.get(LABEL_TOOL, "other")
         try:
-            client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False, timeout=timeout_sec,
-                                labels=labels or image_labels("other"))
+            _, log = client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False,
+                                         timeout=timeout_sec, labels=labels)
+            artefacts.record(f"image-{kind}", ".log", f"# {tag}\n" + "".join(
+                chunk.get("stream", "") or chunk.get("error", "") for chunk in log))
         except docker.errors.BuildError as exc:
             lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
+            artefacts.record(f"image-{kind}", ".log", f"# {tag} (failed)\n" + "".join(lines))
             tail = "".join(lines)[-6000:]
             raise BuildError(f"building {tag} failed: {build_cause(tail) or str(exc)}"[:400], tail) from None
         except docker.errors.APIError as exc:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import docker
 
+from repo2env.core import artefacts
 from repo2env.core.errors import TestRunError
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import TestRun
@@ -20,27 +21,30 @@ class PatchDoesNotApply(TestRunError):
     """The gold or test patch does not apply at the base commit inside the image."""
 
 
-def _why(code: int, out: str) -> str:
+def _why(code: int, out: str, memory_mb: int = MEMORY_MB) -> str:
     """Why a run produced nothing: pytest's own exit code is inside verifier.py's JSON, the exec's is outside."""
     try:
         inner = json.loads(out.strip().splitlines()[-1]).get("exit_code", code)
     except (ValueError, IndexError, AttributeError):
         inner = code
     if inner in (-9, 137):
-        return f"pytest was killed (exit {inner}): out of memory (the container has {MEMORY_MB} MB) or killed"
+        return (f"pytest was killed (exit {inner}): out of memory (the container has {memory_mb} MB; raise "
+                "memory_mb for the repository in --env-config) or killed")
     if inner == 124 or code == 124:
         return "pytest hit the run timeout"
     return f"pytest exit {inner}"
 
 
 def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label: str, *, language,
-              extra_hosts: dict[str, str], timeout_sec: float) -> TestRun:
+              extra_hosts: dict[str, str], timeout_sec: float, memory_mb: int = MEMORY_MB,
+              cpus: float | None = None) -> TestRun:
     """Run the tests once; ``label`` is ``before`` (test patch only) or ``after`` (plus the gold patch);
-    ``language`` (a ``repo2env.languages.Language``) gives the command and parses its results.
+    ``language`` (a ``repo2env.languages.Language``) gives the command and parses its results; ``memory_mb``
+    and ``cpus`` cap the container (``RepoEnvConfig``).
 
     Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
     """
-    with TaskContainer(client, image, extra_hosts=extra_hosts) as box:
+    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
         if label == "after":
             box.put_dir(bundle_root / "solution", "/solution")
             code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
@@ -52,8 +56,11 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
         if code == PREPARE_FAILED:
             raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
         results = box.read_file(RESULT_PATH)
+        artefacts.record_group(f"tests-{label}", {".log": box.read_file(RESULT_PATH + ".log") or out,
+                                                  ".junit.xml": box.read_file(RESULT_PATH + ".junit.xml"),
+                                                  ".json": results})
         if results is None:
-            raise TestRunError(f"the test runner wrote no results ({_why(code, out)}): {out.strip()[-300:]}")
+            raise TestRunError(f"the test runner wrote no results ({_why(code, out, memory_mb)}): {out.strip()[-300:]}")
     text = results.decode("utf-8", errors="replace")
     outcomes, collection_errors, messages = language.parse_results(text)
     # Optional in the protocol: why tests were skipped or failed to import (the feedback loop reads them).

@@ -639,7 +639,7 @@ def _drop_privileges(uid):
     return demote
 
 
-def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None):
+def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
     ``junit_path``, with node ids relative to ``workspace`` (``--rootdir``).
 
@@ -647,7 +647,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     installed after generation is never loaded; ``required_plugins`` of the project's configuration is cleared
     (plugins loaded by ``-p`` carry no distribution, which it would count as missing). ``runner_uid``: when not
     None and the grader is root, pytest runs as that user (HOME and TMPDIR in a fresh folder it owns).
-    Returns ``(exit_code, seconds, log_tail)``; exit code 124 means the run hit ``timeout_sec``.
+    Returns ``(exit_code, seconds, log_tail)``; exit code 124 means the run hit ``timeout_sec``. ``full_log``:
+    a path that gets the whole output too (generation keeps it for debugging).
     """
     env = dict(os.environ)
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
@@ -683,6 +684,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     except subprocess.TimeoutExpired as exc:
         code, out = 124, (exc.stdout or "") if isinstance(exc.stdout, str) else ""
     shutil.rmtree(scratch, ignore_errors=True)
+    if full_log:
+        _write_atomic(full_log, out)
     return code, time.time() - start, out[-4000:]
 
 
@@ -844,9 +847,11 @@ def cmd_run(args):
     folder, junit = _junit_dir()
     targets = config.get("run_targets", [])
     code, seconds, tail = run_pytest(config["workspace"], targets, junit, config.get("timeout_sec", 1800),
-                                     config.get("pytest_plugins"), _runner_uid(config))
+                                     config.get("pytest_plugins"), _runner_uid(config), full_log=args.results + ".log")
     notes = {}
     outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail, notes)
+    if os.path.exists(junit):  # kept beside the results for the run's artefacts
+        shutil.copyfile(junit, args.results + ".junit.xml")
     shutil.rmtree(folder, ignore_errors=True)
     result = {"outcomes": outcomes, "collection_errors": errors, "collection_messages": messages,
               "skip_messages": notes.get("skipped", {}), "error_messages": notes.get("errors", {}),

@@ -7,7 +7,9 @@ the controls reject go to ``<out>.rejected/`` for inspection. Progress goes to a
 A re-run re-uses ``<out>.state.sqlite`` (``run.incremental``): a candidate whose inputs are unchanged keeps its
 outcome and is not run again (``--force`` runs it anyway). ``dry_run`` plans and applies the cheap filters only,
 without Docker. Beside ``--out``: ``<out>.ledger.jsonl`` (every outcome, appended), ``<out>.state.sqlite``, and
-``<out>.rejected/``; the ``<out>.lock`` of a run is removed when it ends.
+``<out>.rejected/`` and ``<out>.logs/<task id>/`` (each candidate's image build logs, test runs' output and
+JUnit XML, control transcripts; with ``--keep-rejected`` its thrown-away bundles). The ``<out>.lock`` of a run
+is removed when it ends.
 """
 
 import dataclasses
@@ -29,7 +31,7 @@ from repo2env.bundles.stage import remove_tree, staging_root
 from repo2env.bundles.task_toml import set_labels, set_task_name
 from repo2env.checks.controls import evaluation_from, run_controls
 from repo2env.checks.probes import with_probes
-from repo2env.core import locks
+from repo2env.core import artefacts, locks
 from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from repo2env.core.options import BuildContext, GenerateOptions
 from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
@@ -114,7 +116,13 @@ class Planned:
 
 
 def rejected_root(out_dir: Path) -> Path:
+    """``<out>.rejected/``: bundles whose controls failed."""
     return out_dir.parent / (out_dir.name + ".rejected")
+
+
+def logs_root(out_dir: Path) -> Path:
+    """``<out>.logs/``: one folder of artefacts per candidate (``core.artefacts``)."""
+    return out_dir.parent / (out_dir.name + ".logs")
 
 
 def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) -> tuple[str, str | None, str]:
@@ -323,17 +331,19 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
     outcome = CandidateOutcome(key=key, task_id=task_id, status="error")
     ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer,
                        env_memory=env_memory(options), setup_agent=setup_agent(options))
-    try:
-        result = pipeline.build(repo, candidate, ctx)
-        if isinstance(result, Skip):
-            outcome.status, outcome.reason, outcome.detail = "skipped", result.reason.value, result.detail
-        else:
-            outcome.status, outcome.reason, outcome.bundle_hash = _finish(client, result, options, reporter)
-            outcome.test_seconds = result.test_seconds
-    except (DockerUnavailable, FatalSourceError):
-        raise
-    except (R2EError, docker.errors.DockerException) as exc:
-        outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
+    with artefacts.collecting(logs_root(options.out) / task_id, options.keep_rejected) as sink:
+        try:
+            result = pipeline.build(repo, candidate, ctx)
+            if isinstance(result, Skip):
+                outcome.status, outcome.reason, outcome.detail = "skipped", result.reason.value, result.detail
+            else:
+                outcome.status, outcome.reason, outcome.bundle_hash = _finish(client, result, options, reporter)
+                outcome.test_seconds = result.test_seconds
+        except (DockerUnavailable, FatalSourceError):
+            raise
+        except (R2EError, docker.errors.DockerException) as exc:
+            outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
+    outcome.logs = str(sink.folder) if sink.folder.is_dir() else None
     outcome.environment, outcome.instruction = ctx.environment, ctx.instruction
     if outcome.status != "verified":
         _drop_stale(options.out, task_id)
@@ -398,7 +408,7 @@ def _one(pipeline, plan, index, candidate, client, options, reporter, synthesize
     entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
                         task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
                         bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
-                        environment=got.environment, instruction=got.instruction)
+                        environment=got.environment, instruction=got.instruction, logs=got.logs)
     if got.status == "verified" and got.instruction:
         summary.instructions.append(got.instruction)
     if got.environment:

@@ -37,11 +37,13 @@ def title_of(instruction: str) -> str:
 def write_task(stage: BundleStage, *, task_id: str, pipeline: str, pipeline_version: str, repo: RepoRef, ref: str,
                description: str, difficulty: str, category: str, verifier_timeout_sec: float,
                build_timeout_sec: float, reward_kinds: list[str], table: dict, reference: str | None = None,
-               made=None, leak_audit=None, **fields) -> Repo2EnvMetadata:
+               made=None, leak_audit=None, memory_mb: int | None = None, cpus: float | None = None,
+               **fields) -> Repo2EnvMetadata:
     """Write ``task.toml`` into ``stage`` and return its ``[metadata.repo2env]``. ``table`` is the pipeline's own
     table (stored under the pipeline's name); ``made`` an ``instructions.make.Instruction`` (its synthesis and
     leak audit are recorded), else ``leak_audit`` alone; ``fields`` are further ``Repo2EnvMetadata`` fields
-    (``reward_calibration``, ``reproducibility``). The content hash covers every file staged before this call."""
+    (``reward_calibration``, ``reproducibility``); ``memory_mb``/``cpus`` the task's ``[environment]`` caps
+    (None: the defaults). The content hash covers every file staged before this call."""
     if made is not None:
         fields.update(synthesis_llm=made.synthesis.model if made.source == "synthesized" else None,
                       synthesis=made.synthesis, leak_audit=made.leak_audit)
@@ -57,7 +59,8 @@ def write_task(stage: BundleStage, *, task_id: str, pipeline: str, pipeline_vers
     stage.write_text("task.toml", render_task_toml(
         task_id=task_id, description=description, keywords=[repo.slug.split("/")[-1], pipeline],
         difficulty=difficulty, meta=meta, agent_timeout_sec=AGENT_TIMEOUT_SEC,
-        verifier_timeout_sec=verifier_timeout_sec, build_timeout_sec=build_timeout_sec, category=category))
+        verifier_timeout_sec=verifier_timeout_sec, build_timeout_sec=build_timeout_sec, category=category,
+        **({"memory_mb": memory_mb} if memory_mb else {}), **({"cpus": cpus} if cpus else {})))
     return meta
 
 

@@ -19,6 +19,7 @@ from repo2env.bundles.stage import BundleStage
 from repo2env.changes.patches import public_signatures, touched_symbols
 from repo2env.core import gitrepo, templates
 from repo2env.core.errors import BuildError, TestRunError
+from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import RewardCalibration, RuntimeTests, difficulty_bucket
 from repo2env.core.options import BuildContext
 from repo2env.core.outcomes import SkipReason
@@ -186,15 +187,23 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
                     test_sources=sources)
 
 
+def caps(ctx: BuildContext, repo: RepoRef) -> dict:
+    """``{"memory_mb", "cpus"}`` of the repository's containers (``RepoEnvConfig``; defaults when unset)."""
+    override = ctx.options.env_config.for_repo(repo.slug)
+    return {"memory_mb": (override.memory_mb if override and override.memory_mb else MEMORY_MB),
+            "cpus": override.cpus if override else None}
+
+
 def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
-          hosts: dict[str, str]) -> tuple[list[TestRun], list[TestRun]]:
+          hosts: dict[str, str], repo: RepoRef) -> tuple[list[TestRun], list[TestRun]]:
     opts = ctx.options
+    limits = caps(ctx, repo)
     before, after = [], []
     for label, count, runs in (("before", opts.runs_before, before), ("after", opts.runs_after, after)):
         for i in range(count):
             ctx.report(f"tests {label} the fix ({i + 1}/{count})")
             runs.append(run_tests(ctx.client, image, stage.root, label, language=language, extra_hosts=hosts,
-                                  timeout_sec=RUN_TIMEOUT_SEC))
+                                  timeout_sec=RUN_TIMEOUT_SEC, **limits))
     return before, after
 
 
@@ -318,7 +327,7 @@ def _stage_and_run(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lan
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
         language.record_environment(ctx.client, env_image, stage, config, ctx.report)
-        before, after = _runs(ctx, language, env_image, stage, hosts)
+        before, after = _runs(ctx, language, env_image, stage, hosts, spec.repo)
     except BuildError as exc:
         return _Broken(Skip(SkipReason.ENV_BUILD_FAILED, str(exc)))
     except PatchDoesNotApply as exc:
@@ -399,7 +408,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=image.reproducibility(search.records()))
+        reproducibility=image.reproducibility(search.records()), **caps(ctx, spec.repo))
     write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", DEFAULT_PYTHON_PATH),
                   args=" --inputs-sha256 " + runtime_verifier.inputs_digest(stage.root / "tests"))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,

@@ -67,3 +67,26 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
     assert code == 0 and any(tag.startswith("local/r2e-bundle/") for tag in cleaned["removed"]), cleaned
     assert not any(image.labels.get(LABEL_TASK) == TASK for image in docker_client.images.list(
         filters={"label": f"{LABEL_DATASET}={out.resolve()}"}))
+
+
+def test_logs_and_kept_bundles_of_a_candidate(docker_client, demo_repo, tmp_path, capsys):
+    """#5 verifies: its folder holds every image build log, every test run's output and JUnit XML and both
+    control transcripts; #3 is skipped (no_fail_to_pass) after its bundle was staged: --keep-rejected keeps it."""
+    out = tmp_path / "tasks"
+    code, stdout, err = run(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(out),
+                            "--pr", "5", "--pr", "3", "--no-probes", "--runs-after", "1", "--keep-rejected", "--json")
+    assert code == 0, err
+    assert json.loads(stdout)["skipped"] == {"no_fail_to_pass": 1}
+    logs = tmp_path / "tasks.logs"
+    verified = {p.name for p in (logs / TASK).iterdir()}
+    assert {"tests-before-1.log", "tests-before-1.junit.xml", "tests-before-1.json", "tests-before-2.log",
+            "tests-after-1.log", "control-oracle-1.log", "control-nop-1.log"} <= verified, verified
+    assert any(name.startswith("image-bundle-") for name in verified)
+    assert "<testsuite" in (logs / TASK / "tests-before-1.junit.xml").read_text()
+    assert "reward 1" in (logs / TASK / "control-oracle-1.log").read_text()
+    kept = logs / "local__calc-demo-3" / "bundle-1"
+    assert (kept / "tests" / "verifier.py").is_file()  # the staged bundle as it was when thrown away
+    assert (kept / "solution" / "patch.diff").is_file()
+    ledger = [json.loads(line) for line in (tmp_path / "tasks.ledger.jsonl").read_text().splitlines()]
+    assert {e["candidate"]: e["logs"] for e in ledger} == {"pr#5": str(logs / TASK),
+                                                           "pr#3": str(logs / "local__calc-demo-3")}

@@ -56,7 +56,7 @@ def test_verifier_in_docker_equals_score_on_a_partial_change(diff_run, docker_cl
         box.exec(["bash", "/tests/test.sh"])
         in_docker = float(box.read_file("/logs/verifier/reward.txt").decode())
         details = json.loads(box.read_file("/logs/verifier/reward-details.json").decode())
-    assert main(["score", "--task", str(bundle), "--patch", str(tmp_path / "partial.diff"), "--json"]) == 0
+    assert main(["score", str(bundle), str(tmp_path / "partial.diff"), "--json"]) == 0
     on_host = json.loads(capsys.readouterr().out)
     assert on_host["reward"] == in_docker == details["reward"] and 0.3 < in_docker < 1.0
     assert details["components"] == on_host["components"]
