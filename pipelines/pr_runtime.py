@@ -61,6 +61,8 @@ class PrRuntimePipeline(PullRequestPipeline):
         spec = RuntimeSpec(
             task_id=self.task_id(repo, pr), pipeline=self.name, pipeline_version=self.version,
             repo=repo, base_commit=pr.base_commit, head_commit=pr.head_commit, title=text.title, body=text.body,
-            reference=pr.reference, split=split, tests_table=PrRuntimeTests, category=category_of(pr.title, pr.body),
-            table_fields={"pr_number": pr.number, "issue_numbers": list(text.issue_numbers)})
+            reference=pr.reference or f"{repo.slug}#{pr.number}", split=split, tests_table=PrRuntimeTests,
+            category=category_of(pr.title, pr.body),
+            table_fields={"pr_number": pr.number, "issue_numbers": list(text.issue_numbers),
+                          "merged_at": pr.merged_at, "merge_commit": pr.merge_commit or pr.head_commit})
         return build_runtime_task(spec, ctx)

@@ -16,8 +16,9 @@ import git
 from repo2env.core.errors import GitError, InputError
 from repo2env.core.records import RepoRef
 
-_HOST_URL = re.compile(r"(?:git@|https?://|ssh://git@)(?P<host>github\.com|gitlab\.com)[:/]"
-                       r"(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
+# An origin on any forge: git@host:owner/name(.git), https://host/group/owner/name(.git), ssh://git@host:22/...
+_HOST_URL = re.compile(r"^(?:git@|https?://(?:[^@/\s]+@)?|ssh://(?:[^@/\s]+@)?)(?P<host>[A-Za-z0-9.-]+\.[A-Za-z]{2,})"
+                       r"(?::\d+)?[:/](?:[\w.-]+/)*(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 # Local environment that must not leak into git calls (a user's GIT_DIR would redirect them).
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_DIR": None, "GIT_WORK_TREE": None}
 
@@ -51,7 +52,9 @@ def open_repo(path: Path) -> git.Repo:
 
 
 def repo_ref(repo: git.Repo, path: Path) -> RepoRef:
-    """Identify the repository: ``owner/name`` from an ``origin`` on GitHub/GitLab, else ``local/<dirname>``."""
+    """Identify the repository: ``owner/name`` from an ``origin`` on a forge (GitHub, GitLab, Codeberg, a
+    self-hosted one: any ``host/.../owner/name`` URL), its web page ``https://host/owner/name``; else
+    ``local/<dirname>`` (``--repo-name`` names it then)."""
     for remote in repo.remotes:
         if remote.name != "origin":
             continue

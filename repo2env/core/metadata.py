@@ -121,12 +121,17 @@ class RuntimeTests(_Table):
     test_files: list[str]
     run_seconds_before: list[float]
     run_seconds_after: list[float]
+    category_evidence: str | None = Field(default=None, description="Why [metadata].category is what it is: what "
+                                          "the FAIL_TO_PASS tests saw before the fix (tasks.category)")
 
 
 class PrRuntimeTests(RuntimeTests):
-    """``[metadata.repo2env.pr_runtime]``."""
+    """``[metadata.repo2env.pr_runtime]``: the PR's number, when it was merged (UTC) and its merge (or squash)
+    commit, for a local clone as for GitHub."""
 
     pr_number: int
+    merged_at: datetime | None = None
+    merge_commit: str | None = None
 
 
 class CommitRuntimeTests(RuntimeTests):

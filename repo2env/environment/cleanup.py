@@ -3,9 +3,10 @@
 Every image repo2rlenv builds carries ``io.repo2rlenv.tool`` (its kind: bootstrap, env, bundle) and the folder
 of the run that built it (``io.repo2rlenv.dataset``); bundle images carry their task id (``environment.images``).
 
-* ``--dataset DIR``: the images built for DIR that none of its tasks uses any more: a bundle image whose task is
-  gone from DIR, an environment image that no task's ``environment/Dockerfile`` names in its ``FROM``.
-  Bootstrap images stay (one per repository and toolchain, the base of every environment image).
+* ``--dataset DIR``: the images DIR used (``image_uses``: built or found by its runs) that none of its tasks uses
+  any more (a bundle image whose task is gone from DIR, an environment image that no task's
+  ``environment/Dockerfile`` names in its ``FROM``) and that no other folder uses either. Bootstrap images
+  stay (one per repository and toolchain, the base of every environment image).
 * ``--all``: every image repo2rlenv built, whatever dataset (the offline base stand-ins of
   ``scripts/setup_docker.sh`` are never touched: they are not built by a run).
 
@@ -20,7 +21,9 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from repo2env.environment.images import LABEL_DATASET, LABEL_TASK, LABEL_TOOL
+from repo2env.environment import image_uses
+from repo2env.environment.images import LABEL_TASK, LABEL_TOOL
+from repo2env.sources.clone_cache import default_cache_dir
 
 _FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", re.I | re.M)
 
@@ -58,22 +61,26 @@ def clean(client: docker.DockerClient, *, dataset: Path | None = None, everythin
     result = Cleaned()
     folder = str(dataset.resolve()) if dataset is not None else None
     tasks, refs = needed_images(dataset) if dataset is not None else (set(), set())
+    cache = default_cache_dir()
     before = _layers(client)
-    ours = client.images.list(filters={"label": LABEL_TOOL})
     doomed = []
-    for image in ours:
+    for image in client.images.list(filters={"label": LABEL_TOOL}):
         labels = image.labels or {}
         tags = image.tags or [image.short_id]
         if not everything:
-            if labels.get(LABEL_DATASET) != folder:
+            using = image_uses.users(cache, tags)
+            if folder not in using:
                 continue
             kind = labels.get(LABEL_TOOL)
-            if kind == "bundle" and labels.get(LABEL_TASK) in tasks:
-                result.kept += 1
+            needed = (kind == "bundle" and labels.get(LABEL_TASK) in tasks) or bool(set(tags) & refs) \
+                or kind == "bootstrap"
+            if needed or (using - {folder}):
+                result.kept += 1  # this folder needs it, or another one does
+                if not needed and not dry_run:
+                    image_uses.drop(cache, tags, folder)
                 continue
-            if kind in ("env", "bootstrap", "other") and (set(tags) & refs or kind == "bootstrap"):
-                result.kept += 1  # named by a task, or what env images stand on
-                continue
+            if not dry_run:
+                image_uses.drop(cache, tags, folder)
         doomed.append((image, tags))
     for image, tags in doomed:
         if dry_run:

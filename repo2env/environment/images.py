@@ -23,6 +23,7 @@ import docker.errors
 from repo2env.core import artefacts, gitrepo, templates
 from repo2env.core.errors import BuildError, DockerUnavailable
 from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoRef
+from repo2env.environment import image_uses
 
 UV_VERSION = "0.13.9"
 _build_locks: dict[str, threading.Lock] = {}
@@ -70,6 +71,14 @@ def set_dataset(folder: Path | None) -> None:
     """Record the output folder of this process's run: images built from now on carry it (``LABEL_DATASET``),
     so ``repo2rlenv clean --dataset`` can tell them."""
     _dataset[:] = [str(folder.resolve())] if folder is not None else []
+
+
+def note_use(tag: str) -> None:
+    """Record that the running generate/build's folder uses the image ``tag`` (``image_uses``), built or found."""
+    if _dataset:
+        from repo2env.sources.clone_cache import default_cache_dir  # noqa: PLC0415
+
+        image_uses.record(default_cache_dir(), tag, _dataset[0])
 
 
 def image_labels(kind: str, **extra: str) -> dict[str, str]:
@@ -166,6 +175,7 @@ def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallR
     dockerfile = templates.render("bootstrap.Dockerfile", base_image=base_image, uv_version=UV_VERSION,
                                   apt_packages=" ".join(shlex.quote(p) for p in recipe.apt_packages))
     tag = f"local/r2e-bootstrap/{_repo_component(repo.slug)}:{_digest(dockerfile)}"
+    note_use(tag)
     if not image_exists(client, tag):
         with tempfile.TemporaryDirectory(prefix="r2e-bootstrap-") as tmp:
             (Path(tmp) / "Dockerfile").write_text(dockerfile)
@@ -191,6 +201,7 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
                           for s in (submodules if submodules is not None
                                     else gitrepo.submodule_state(repo.path, base_commit)))
     tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
+    note_use(tag)
     if image_exists(client, tag):
         return tag, 0.0
     tmp = Path(tempfile.mkdtemp(prefix="r2e-task-"))
@@ -210,6 +221,7 @@ def environment_image(client: docker.DockerClient, environment_dir: Path, task_i
         if path.is_file():
             h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
+    note_use(tag)
     if not image_exists(client, tag):
         build(client, environment_dir, tag, labels=image_labels("bundle", task=task_id))
     return tag

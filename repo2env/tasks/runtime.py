@@ -34,6 +34,7 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
+from repo2env.tasks.category import change_category
 from repo2env.tasks.common import (
     DEFAULT_PYTHON_PATH,
     grader_budget,
@@ -379,11 +380,12 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     ctx.report("instruction")
     import dataclasses as _dc
     symbols = touched_symbols(spec.split.gold_patch)
+    seen = evidence(spec, selection, before)
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,
                             signatures=public_signatures(symbols, lambda p: gitrepo.show_file(
                                 spec.repo.path, spec.base_commit, p)),
-                            synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(
-                                evidence(spec, selection, before)))
+                            synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(seen))
+    category, category_why = change_category(seen, spec.category)
     if made.too_thin:  # stripping the grading tests' names can leave too little
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed, "
                                                       "and the tests' failures before the fix say nothing a user "
@@ -399,11 +401,12 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
         base_commit=spec.base_commit, head_commit=spec.head_commit, **spec.table_fields,
         fail_to_pass=list(selection.fail_to_pass), pass_to_pass=list(selection.pass_to_pass),
         flaky=list(selection.flaky), test_files=list(spec.split.test_files),
-        run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after])
+        run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after],
+        category_evidence=category_why)
     write_task(
         stage, task_id=spec.task_id, pipeline=spec.pipeline, pipeline_version=spec.pipeline_version, repo=spec.repo,
         ref=spec.base_commit, reference=spec.reference, made=made, reward_kinds=["test_execution"],
-        description=title_of(instruction), difficulty=difficulty, category=spec.category, table=tests_meta.model_dump(),
+        description=title_of(instruction), difficulty=difficulty, category=category, table=tests_meta.model_dump(),
         verifier_timeout_sec=verifier_timeout, build_timeout_sec=stable_timeout(2 * image.build_seconds, floor=600),
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),

@@ -10,10 +10,19 @@ import pytest
 
 from repo2env.cli import main
 from repo2env.core import locks
-from repo2env.environment.images import LABEL_DATASET, LABEL_TASK, LABEL_TOOL
+from repo2env.environment import image_uses
+from repo2env.environment.images import LABEL_TASK, LABEL_TOOL
+from repo2env.sources.clone_cache import default_cache_dir
 
 pytestmark = pytest.mark.docker
 TASK = "local__calc-demo-5"
+
+
+def _used_by(client, out):
+    """The repo2rlenv images the folder ``out`` uses (environment/image_uses.py)."""
+    cache = default_cache_dir()
+    return [image for image in client.images.list(filters={"label": LABEL_TOOL})
+            if str(out.resolve()) in image_uses.users(cache, image.tags or [image.short_id])]
 
 
 def run(capsys, *args):
@@ -31,11 +40,16 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
     first = json.loads(stdout)  # results on stdout, progress on stderr
     assert first["verified"] == [TASK] and first["unchanged"] == []
     assert not locks.lock_path(out).exists()
-    assert tomllib.loads((out / TASK / "task.toml").read_text())["task"]["name"] == f"demo/{TASK}"
-    built = docker_client.images.list(filters={"label": f"{LABEL_DATASET}={out.resolve()}"})
-    kinds = {image.labels[LABEL_TOOL] for image in built}
-    assert {"env", "bundle"} <= kinds
-    assert any(image.labels.get(LABEL_TASK) == TASK for image in built)
+    toml = tomllib.loads((out / TASK / "task.toml").read_text())
+    assert toml["task"]["name"] == f"demo/{TASK}"
+    table = toml["metadata"]["repo2env"]["pr_runtime"]  # a local clone's PR: its merge date and commit too
+    assert table["pr_number"] == 5 and table["merged_at"] and len(table["merge_commit"]) == 40
+    assert toml["metadata"]["repo2env"]["reference"] == "local/calc-demo#5"
+    # #5's new test module cannot import the name the fix adds: a feature, by the tests' own evidence
+    assert toml["metadata"]["category"] == "feature" and "cannot import" in table["category_evidence"]
+    used = _used_by(docker_client, out)  # built now or found from an earlier run: recorded either way
+    assert {"env", "bundle"} <= {image.labels[LABEL_TOOL] for image in used}
+    assert any(image.labels.get(LABEL_TASK) == TASK for image in used)
 
     code, stdout, _ = run(capsys, *args)  # nothing changed: the recorded outcome stands
     again = json.loads(stdout)
@@ -65,8 +79,7 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
     code, stdout, _ = run(capsys, "clean", "--dataset", str(out), "--json")
     cleaned = json.loads(stdout)
     assert code == 0 and any(tag.startswith("local/r2e-bundle/") for tag in cleaned["removed"]), cleaned
-    assert not any(image.labels.get(LABEL_TASK) == TASK for image in docker_client.images.list(
-        filters={"label": f"{LABEL_DATASET}={out.resolve()}"}))
+    assert not any(image.labels.get(LABEL_TASK) == TASK for image in _used_by(docker_client, out))
 
 
 def test_logs_and_kept_bundles_of_a_candidate(docker_client, demo_repo, tmp_path, capsys):

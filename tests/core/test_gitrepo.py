@@ -65,3 +65,20 @@ def test_shallow_clone_says_how_to_deepen(new_repo, tmp_path):
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True)
     with pytest.raises(InputError, match="fetch --unshallow"):
         gitrepo.open_repo(shallow)
+
+
+def test_repo_ref_reads_an_origin_on_any_forge(tmp_path):
+    import git
+
+    from repo2env.core.gitrepo import repo_ref
+
+    for url, slug, web in [("git@github.com:tkem/cachetools.git", "tkem/cachetools", "https://github.com/tkem/cachetools"),
+                           ("https://codeberg.org/acme/num.git", "acme/num", "https://codeberg.org/acme/num"),
+                           ("ssh://git@git.example.org:2222/team/tool.git", "team/tool",
+                            "https://git.example.org/team/tool"),
+                           ("/srv/mirrors/tool", "local/clone", None)]:
+        path = tmp_path / url.replace("/", "_").replace(":", "_") / "clone"
+        repo = git.Repo.init(path)
+        repo.create_remote("origin", url)
+        ref = repo_ref(repo, path)
+        assert (ref.slug, ref.web_url) == (slug, web), url
