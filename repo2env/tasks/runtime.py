@@ -378,7 +378,6 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     ctx.report("instruction")
-    import dataclasses as _dc
     symbols = touched_symbols(spec.split.gold_patch)
     seen = evidence(spec, selection, before)
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,
