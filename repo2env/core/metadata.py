@@ -123,6 +123,9 @@ class RuntimeTests(_Table):
     run_seconds_after: list[float]
     category_evidence: str | None = Field(default=None, description="Why [metadata].category is what it is: what "
                                           "the FAIL_TO_PASS tests saw before the fix (tasks.category)")
+    pass_to_pass_widened: dict | None = Field(default=None, description="When the touched test files gave too few "
+                                              "PASS_TO_PASS: the files of the changed modules' tests added, how "
+                                              "many tests, how they ran, why (tasks.widen)")
 
 
 class PrRuntimeTests(RuntimeTests):

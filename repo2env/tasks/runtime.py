@@ -27,13 +27,14 @@ from repo2env.core.records import ChangeSplit, Draft, RepoRef, Skip, TestRun
 from repo2env.environment import images
 from repo2env.environment.ladder import EnvironmentSearch
 from repo2env.environment.selection import select_tests
-from repo2env.environment.task_image import TaskImage, stage_environment
+from repo2env.environment.task_image import TaskImage, egress_hosts, stage_environment
 from repo2env.environment.testrun import PatchDoesNotApply, run_tests
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
+from repo2env.tasks import widen
 from repo2env.tasks.category import change_category
 from repo2env.tasks.common import (
     DEFAULT_PYTHON_PATH,
@@ -357,6 +358,52 @@ def _finish(spec: RuntimeSpec, ctx: BuildContext, language, ran: _Ran, search: E
     return result
 
 
+def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, config: dict,
+                        targets: list, selection, runs: list) -> dict | None:
+    """The PASS_TO_PASS floor (``tasks.widen``): None when the floor holds, the suite is whole or slow, or no
+    other file exercises the changed modules; else ``{"selection", "targets", "record"}`` with the added tests,
+    the files added to the grader's targets and overlay (``config`` and the staged overlay are updated)."""
+    if len(selection.pass_to_pass) >= widen.P2P_FLOOR or not targets:
+        return None
+    if max(r.seconds for r in runs) > widen.MAX_RUN_SECONDS:
+        return None
+    base_tree = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
+    files = widen.widening_files(spec.repo.path, spec.base_commit, base_tree, spec.split.source_files,
+                                 set(targets) | set(spec.split.test_files), language)
+    if not files:
+        return None
+    ctx.report(f"widening PASS_TO_PASS with {len(files)} file(s)")
+    trial = dict(config, run_targets=files)
+    _write_config(stage, trial)
+    env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
+    hosts, limits = egress_hosts(stage.root), caps(ctx, spec.repo)
+    try:
+        before = run_tests(ctx.client, env_image, stage.root, "before", language=language, extra_hosts=hosts,
+                           timeout_sec=RUN_TIMEOUT_SEC, **limits)
+        after = run_tests(ctx.client, env_image, stage.root, "after", language=language, extra_hosts=hosts,
+                          timeout_sec=RUN_TIMEOUT_SEC, **limits)
+    except (TestRunError, PatchDoesNotApply, docker.errors.ContainerError):
+        _write_config(stage, config)
+        return None
+    added = [t for t in widen.kept_tests(files, before, after) if t not in selection.fail_to_pass]
+    used = sorted({t.split("::", 1)[0] for t in added})
+    if not added:
+        _write_config(stage, config)
+        return None
+    for rel in used:  # graded like every test file: put back as it was before the tests run
+        data = gitrepo.file_bytes(spec.repo.path, spec.base_commit, rel)
+        stage.write_bytes(f"tests/{OVERLAY_DIR}/{rel}", data)
+        mode = "755" if base_tree.get(rel, "").startswith("100755") else "644"
+        config["overlay"]["write"] = dict(sorted({**config["overlay"]["write"], rel: mode}.items()))
+    config["run_targets"] = list(targets) + used
+    _write_config(stage, config)
+    record = {"files": used, "added": len(added), "runs": "1 without and 1 with the fix",
+              "why": f"{len(selection.pass_to_pass)} PASS_TO_PASS from the touched test files, fewer than "
+                     f"{widen.P2P_FLOOR}"}
+    widened = selection.model_copy(update={"pass_to_pass": tuple(sorted(set(selection.pass_to_pass) | set(added)))})
+    return {"selection": widened, "targets": config["run_targets"], "record": record}
+
+
 def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,
                       config: dict, targets: list, before: list, after: list,
                       search: EnvironmentSearch) -> Draft | Skip:
@@ -369,6 +416,9 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     if not selection.fail_to_pass:
         detail = f"{len(selection.pass_to_pass)} pass-to-pass, {len(selection.flaky)} flaky, 0 fail-to-pass"
         return _submodule_skip(spec, image, targets, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
+    widened = _widen_pass_to_pass(spec, ctx, stage, language, config, targets, selection, before + after)
+    if widened is not None:
+        selection, targets = widened["selection"], widened["targets"]
     slowest = max(r.seconds for r in before + after)
     env_check = float(config.get("env_check_seconds", 0))
     verifier_timeout = stable_timeout(3 * slowest + 3 * env_check + 90, floor=300)
@@ -401,7 +451,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
         fail_to_pass=list(selection.fail_to_pass), pass_to_pass=list(selection.pass_to_pass),
         flaky=list(selection.flaky), test_files=list(spec.split.test_files),
         run_seconds_before=[r.seconds for r in before], run_seconds_after=[r.seconds for r in after],
-        category_evidence=category_why)
+        category_evidence=category_why, pass_to_pass_widened=widened["record"] if widened else None)
     write_task(
         stage, task_id=spec.task_id, pipeline=spec.pipeline, pipeline_version=spec.pipeline_version, repo=spec.repo,
         ref=spec.base_commit, reference=spec.reference, made=made, reward_kinds=["test_execution"],
