@@ -8,8 +8,8 @@ twice: *before* is the text without its "## Observed behaviour" section (what th
 say on their own, as the instruction was made before ``instructions/observed.py``), *after* is the text as
 shipped. Printed per folder and overall: tasks, median words, the share that states an input, a behaviour, an
 expectation and all three (``instructions.actionability``), and the leak audit's findings on the shipped text
-(``instructions.leak_audit``: grading test names and paths, references, SHAs, 8-token runs of the gold patch or of
-the test patch). ``--show N`` prints N instructions as shipped.
+(``instructions.leak_audit``: grading test names and paths, references, SHAs, 8-token runs of the gold patch's
+source files or of the test patch). ``--show N`` prints N instructions as shipped.
 """
 
 import argparse
@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from repo2env.changes.patches import is_docs_or_ci_path  # noqa: E402
 from repo2env.instructions import actionability  # noqa: E402
 from repo2env.instructions.leak_audit import AuditContext, added_lines, audit  # noqa: E402
 from repo2env.tasks.runtime import GRADER_RULES  # noqa: E402
@@ -37,8 +38,10 @@ def measure(bundle: Path) -> dict:
     ids = json.loads((bundle / "tests/f2p.json").read_text())
     p2p = bundle / "tests/p2p.json"
     ids += json.loads(p2p.read_text()) if p2p.exists() else []
+    gold = (bundle / "solution/patch.diff").read_text(errors="replace")
+    sources = [p for p in _paths(gold) if not is_docs_or_ci_path(p)]  # as the pipelines audit: the fix's source
     ctx = AuditContext(test_ids=ids, hidden_paths=_paths(test_patch), test_added_lines=added_lines(test_patch),
-                       gold_added_lines=added_lines((bundle / "solution/patch.diff").read_text(errors="replace")))
+                       gold_added_lines=added_lines(gold, sources))
     return {"task": bundle.name, "text": text,
             "before": {"words": actionability.words(before), "states": actionability.stated(before)},
             "after": {"words": actionability.words(text), "states": actionability.stated(text)},

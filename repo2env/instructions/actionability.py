@@ -34,7 +34,7 @@ _WORD = re.compile(r"[^\W_]+(?:['_-][^\W_]+)*")
 
 def _states_input(text: str) -> bool:
     for span in _CODE.findall(text):
-        if re.search(r"\w\((?!(?:…|\.\.\.)(?:, (?:…|\.\.\.))*\))|=|\d|['\"]|\[|\{", span):
+        if re.search(r"\w\((?!\*{0,2}(?:…|\.\.\.)(?:, \*{0,2}(?:…|\.\.\.))*\))|=|\d|['\"]|\[|\{", span):
             return True  # a call with its arguments (not elided), a keyword, a number, a string, a container
     return bool(_INPUT_WORDS.search(text))
 

@@ -189,6 +189,10 @@ class T(unittest.TestCase):
 
     def test_ut_not_raised(self):
         self.assertRaises(ValueError, sh.area, -1, 2)
+
+    def test_ut_warns(self):
+        with self.assertWarns(DeprecationWarning):
+            sh.area(1, 2)
 """
 
 NEW_TESTS = """\
@@ -239,6 +243,7 @@ SAID = {
     "test_ut_regex": "Calling `shapes.parse('z')` raises `ValueError: invalid literal for int() with base 10: 'z'`; "
                      "it should raise `ValueError` with a message matching `must be a number`.",
     "test_ut_not_raised": "Calling `shapes.area(-1, 2)` does not raise an error; it should raise `ValueError`.",
+    "test_ut_warns": "Calling `shapes.area(1, 2)` emits no warning; it should emit `DeprecationWarning`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "
                   "raise `ValueError` with a message matching `a number`.",
 }

@@ -319,11 +319,16 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     under = site.raising_call if site.raising_call is not None else site.statement
     raised = _error_line(text)
     m = _DID_NOT_RAISE.search(text)
-    if m or (site.raising_call is not None and not raised and "AssertionError" in message
-             and "not raised" in message):
+    unittest_missed = site.expect_raise is not None and not raised and "AssertionError" in message and (
+        "not raised" in message or "not triggered" in message)  # assertRaises / assertWarns, unittest's words
+    if m or unittest_missed:
         subject = _subject(under, teller, bound)
         wanted = m.group(1) if m else site.expect_raise
-        return f"Calling {subject} does not raise an error; it should raise `{wanted}`." if subject else None
+        if subject is None:
+            return None
+        if "WARN" in (m.group(0) if m else "") or "not triggered" in message or wanted.endswith("Warning"):
+            return f"Calling {subject} emits no warning; it should emit `{wanted}`."
+        return f"Calling {subject} does not raise an error; it should raise `{wanted}`."
     mismatch = _mismatch(text) if site.expect_raise else None
     if mismatch:
         subject, error = _subject(under, teller, bound), teller.error(f"{site.expect_raise}: {mismatch[1]}")

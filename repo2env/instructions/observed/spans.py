@@ -81,7 +81,10 @@ class Teller:
                 items = getattr(node, field, None)
                 if isinstance(items, list):
                     setattr(node, field, [ast.Name(id="…", ctx=ast.Load()) if isinstance(a, ast.Name)
-                                          and a.id in variables else a for a in items])
+                                          and a.id in variables else ast.Starred(value=ast.Name(
+                                              id="…", ctx=ast.Load()), ctx=ast.Load())
+                                          if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)
+                                          and a.value.id in variables else a for a in items])
             if isinstance(node, ast.keyword) and isinstance(node.value, ast.Name) and node.value.id in variables:
                 node.value = ast.Name(id="…", ctx=ast.Load())
         return ast.unparse(resolved)
