@@ -205,30 +205,33 @@ def test_percent():
 
 SAID = {
     "test_value": "Calling `area(2, 3)` returns `5`; it should return `6`.",
-    "test_exc": "Calling `parse('1 kB')` raises `ValueError: invalid literal for int() with base 10: '1 kB'`; "
-                "it should not raise.",
+    # an exception: where it left the library, as a user's traceback shows
+    "test_exc": "Calling `parse('1 kB')` raises `ValueError: invalid literal for int() with base 10: '1 kB'` "
+                "(in `parse` of `shapes/__init__.py`); it should not raise.",
     # the whole call is 8+ tokens of a test line: told argument by argument
     "test_exc_expected": "Calling `to_bytes` with `'3 MiB'`, `binary=True` and `strict=False` raises `KeyError: "
-                         "'MiB'`; it should return `3 * 1024 ** 2`.",
+                         "'MiB'` (in `to_bytes` of `shapes/__init__.py`); it should return `3 * 1024 ** 2`.",
     "test_raises": "Calling `area(-1, 2)` does not raise an error; it should raise `ValueError`.",
-    "test_other_error": "Calling `parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'`; "
-                        "it should raise `KeyError`.",
+    "test_other_error": "Calling `parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'` "
+                        "(in `parse` of `shapes/__init__.py`); it should raise `KeyError`.",
     "test_bound": "Calling `Parser(base=16).parse('x1')` raises `ValueError: invalid literal for int() with base "
-                  "16: 'x1'`; it should return `1`.",
+                  "16: 'x1'` (in `parse` of `shapes/__init__.py`); it should return `1`.",
     "test_len": "`len(words('a b,c'))` gives `2`; it should be `3`.",
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
     # pytest.raises as a call, chained with .match()
-    "test_call_form": "Calling `parse('q')` raises `ValueError: invalid literal for int() with base 10: 'q'`; it "
-                      "should raise `KeyError`.",
+    "test_call_form": "Calling `parse('q')` raises `ValueError: invalid literal for int() with base 10: 'q'` (in "
+                      "`parse` of `shapes/__init__.py`); it should raise `KeyError`.",
     # the message of a caught exception, checked after the with block
     "test_caught_message": "Calling `parse('w')` raises `ValueError` with the message `\"invalid literal for int() "
                            "with base 10: 'w'\"`; the message should be `'not a number'`.",
     # the message names the test module and a class the tests define: only the type is told
-    "test_names_tests": "Calling `check(Local())` raises `TypeError`; it should not raise.",
+    "test_names_tests": "Calling `check(Local())` raises `TypeError` (in `check` of `shapes/__init__.py`); it should "
+                        "not raise.",
     # a loop variable of the test: its value is not known, so it is not named
-    "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'`; it should not raise.",
+    "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it should "
+                 "not raise.",
     "test_callee": None,  # the tests' own helper raised, not area(): nothing to tell
     # pytest shortened both lists: its explanation says what differs
     "test_missing_item": "Calling `items(3)` gives a wrong result: the expected result also holds "
@@ -238,8 +241,8 @@ SAID = {
     "test_truth": "Calling `area(1, 2)` returns `1`; it should return a false value.",
     "test_ut": "Calling `area(1, 1)` returns `0`; it should return `1`.",
     # a callable handed to assertRaises, and the module as a user spells it (not the tests' alias)
-    "test_ut_raises": "Calling `shapes.parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'`; "
-                      "it should raise `KeyError`.",
+    "test_ut_raises": "Calling `shapes.parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'` "
+                      "(in `parse` of `shapes/__init__.py`); it should raise `KeyError`.",
     "test_ut_regex": "Calling `shapes.parse('z')` raises `ValueError: invalid literal for int() with base 10: 'z'`; "
                      "it should raise `ValueError` with a message matching `must be a number`.",
     "test_ut_not_raised": "Calling `shapes.area(-1, 2)` does not raise an error; it should raise `ValueError`.",

@@ -15,8 +15,10 @@ pytestmark = pytest.mark.docker
 
 EXPECTED = {
     # each PR's tests make one check: the expected values are kept back (observed.observed_behaviour)
-    1: "Calling `to_bytes('3 MiB')` raises `KeyError: 'MiB'`; it should not raise.",
-    2: "Calling `ratio(1, 0)` raises `ZeroDivisionError: division by zero`; it should not raise.",
+    1: "Calling `to_bytes('3 MiB')` raises `KeyError: 'MiB'` (in `to_bytes` of `units/__init__.py`); it should not "
+       "raise.",
+    2: "Calling `ratio(1, 0)` raises `ZeroDivisionError: division by zero` (in `ratio` of `units/__init__.py`); it "
+       "should not raise.",
     3: "`from units import percent` fails with `ImportError`: `units` has no `percent`; it should provide it. "
        "Once it exists, `percent(1, 3)` should work.",
 }

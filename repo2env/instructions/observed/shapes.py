@@ -73,6 +73,28 @@ def _expected(node, teller: Teller, bound: dict) -> str | None:
     return None
 
 
+_LAST_FRAME = re.compile(r"^([\w][\w./-]*\.py):(\d+): (?:in (\w+)|[\w.]+)\s*$")
+
+
+def raise_site(text: str, evidence: Evidence) -> str:
+    """" (in `func` of `pkg/mod.py`)": where the exception left the repository's own code, as a user's traceback
+    shows it (the last frame of a repository file that is not a test file); "" when the traceback does not say."""
+    found, func = None, None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = _LAST_FRAME.match(line.strip())
+        if not m or m.group(1) in evidence.test_sources or "test" in m.group(1).rsplit("/", 1)[-1]:
+            continue
+        name = m.group(3)
+        if name is None:  # pytest's long entry: the function's def line comes before its frame line
+            name = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln)
+                                               for ln in reversed(lines[:i])) if d), None)
+        found, func = m.group(1), name
+    if found is None:
+        return ""
+    return f" (in `{func}` of `{found}`)" if func else f" (in `{found}`)"
+
+
 def _error_line(text: str) -> str | None:
     """The exception of the last ``E   SomeError: message`` line (not an assertion's)."""
     found = None
@@ -134,8 +156,10 @@ def _want(op: str, shown: str | None, verb: str = "return") -> str:
     return "it should {v} the correct result".format(v=verb)
 
 
-def _assertion(left, op, right, text, message, raised, teller: Teller, bound, callee=None) -> str | None:
-    """The sentence of a failed assertion about ``left`` (a public call, or an expression holding one)."""
+def _assertion(left, op, right, text, message, raised, teller: Teller, bound, callee=None,
+               where: str = "") -> str | None:
+    """The sentence of a failed assertion about ``left`` (a public call, or an expression holding one); ``where``
+    is ``raise_site``'s note for an exception."""
     subject = _subject(left, teller, bound)
     if subject is None:
         return None
@@ -144,7 +168,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         whole = ast.unparse(Substitute(bound).visit(copy_node(left)))
         error = teller.error(raised)
         if call is not None and ast.unparse(call) != whole and callee and attr_name(call.func) == callee and error:
-            return f"Calling {teller.call_span(call, {})} raises {error}; it should not raise."
+            return f"Calling {teller.call_span(call, {})} raises {error}{where}; it should not raise."
         if call is None:  # the tests' own helper raised
             return None
     call = bound.get(left.id) if isinstance(left, ast.Name) else left
@@ -168,7 +192,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             return None
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
             else "it should not raise"
-        return f"{'Calling ' if direct else 'Computing '}{subject} raises {error}; {want}."
+        return f"{'Calling ' if direct else 'Computing '}{subject} raises {error}{where}; {want}."
     m = _ASSERT.match(message)
     from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
                                          else None)
@@ -318,6 +342,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     callee = callee_of(text, frame[0]) if frame else None
     under = site.raising_call if site.raising_call is not None else site.statement
     raised = _error_line(text)
+    where = raise_site(text, evidence) if raised else ""
     m = _DID_NOT_RAISE.search(text)
     unittest_missed = site.expect_raise is not None and not raised and "AssertionError" in message and (
         "not raised" in message or "not triggered" in message)  # assertRaises / assertWarns, unittest's words
@@ -347,14 +372,14 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
         left, op, right = parts
         if _subject(left, teller, bound) is None and right is not None and _subject(right, teller, bound):
             left, right = right, left
-        return _assertion(left, op, right, text, message, raised, teller, bound, callee)
+        return _assertion(left, op, right, text, message, raised, teller, bound, callee, where)
     if raised:
         subject, error = _subject(under, teller, bound, callee), teller.error(raised)
         if subject and error:
             if site.expect_raise and site.expect_raise.split(".")[-1] != raised.split(":")[0].split(".")[-1]:
-                return f"Calling {subject} raises {error}; it should raise `{site.expect_raise}`."
+                return f"Calling {subject} raises {error}{where}; it should raise `{site.expect_raise}`."
             if not site.expect_raise:
-                return f"Calling {subject} raises {error}; it should not raise."
+                return f"Calling {subject} raises {error}{where}; it should not raise."
     return None
 
 
