@@ -142,6 +142,21 @@ def options_for(config: BuildConfig, source_index: int, pipeline: str) -> Genera
                            dataset_name=config.dataset_name, keep_rejected=config.keep_rejected)
 
 
+def _plans(config: BuildConfig):
+    """(source spec, pipeline name, options, pipeline, its Plan or the ``R2EError`` planning raised) for every
+    (source, pipeline) of the config, in config order."""
+    for index, spec in enumerate(config.sources):
+        for name in spec.pipelines:
+            options = options_for(config, index, name)
+            pipeline = None
+            try:
+                pipeline = load_pipeline(name)
+                planned = named(pipeline.plan(spec.source, options), options)
+            except R2EError as exc:
+                planned = exc
+            yield spec, name, options, pipeline, planned
+
+
 def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: bool = False) -> list[dict]:
     """What ``build`` would do, without Docker and without writing: per candidate of every (source, pipeline),
     ``{"repo", "pipeline", "key", "task_id", "verdict", "reason"}`` with ``verdict`` ``would run``, ``skip`` (a
@@ -150,31 +165,25 @@ def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: boo
     state = State(path) if path.is_file() else None
     rows = []
     try:
-        for index, spec in enumerate(config.sources):
-            for name in spec.pipelines:
-                options = options_for(config, index, name)
-                try:
-                    pipeline = load_pipeline(name)
-                    planned = named(pipeline.plan(spec.source, options), options)
-                except R2EError as exc:
-                    rows.append({"repo": redact_url(spec.source), "pipeline": name, "key": "", "task_id": "",
-                                 "verdict": "plan failed", "reason": redact_url(str(exc))[:300]})
+        for spec, name, options, pipeline, planned in _plans(config):
+            if isinstance(planned, R2EError):
+                rows.append({"repo": redact_url(spec.source), "pipeline": name, "key": "", "task_id": "",
+                             "verdict": "plan failed", "reason": redact_url(str(planned))[:300]})
+                continue
+            screen = getattr(pipeline, "screen", None)
+            for candidate in planned.candidates:
+                key = pipeline.candidate_key(candidate)
+                if shard is not None and not shard.owns(planned.repo.slug, name, key):
                     continue
-                screen = getattr(pipeline, "screen", None)
-                for candidate in planned.candidates:
-                    key = pipeline.candidate_key(candidate)
-                    if shard is not None and not shard.owns(planned.repo.slug, name, key):
-                        continue
-                    row = {"repo": planned.repo.slug, "pipeline": name, "key": key,
-                           "task_id": pipeline.task_id(planned.repo, candidate), "verdict": "would run",
-                           "reason": None}
-                    skip = screen(planned.repo, candidate, options) if callable(screen) else None
-                    if skip is not None:
-                        row.update(verdict="skip", reason=skip.reason.value)
-                    elif state is not None and not force and state.done(
-                            planned.repo.slug, name, key, fingerprint(pipeline, candidate, options)):
-                        row.update(verdict="unchanged", reason=state.row(planned.repo.slug, name, key)["status"])
-                    rows.append(row)
+                row = {"repo": planned.repo.slug, "pipeline": name, "key": key,
+                       "task_id": pipeline.task_id(planned.repo, candidate), "verdict": "would run", "reason": None}
+                skip = screen(planned.repo, candidate, options) if callable(screen) else None
+                if skip is not None:
+                    row.update(verdict="skip", reason=skip.reason.value)
+                elif state is not None and not force and state.done(
+                        planned.repo.slug, name, key, fingerprint(pipeline, candidate, options)):
+                    row.update(verdict="unchanged", reason=state.row(planned.repo.slug, name, key)["status"])
+                rows.append(row)
     finally:
         if state is not None:
             state.__exit__()
@@ -185,31 +194,26 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
          summary: BuildSummary, force: bool = False) -> list[Unit]:
     """Every candidate of the config that this build must run (see the module docstring)."""
     units = []
-    for index, spec in enumerate(config.sources):
-        for name in spec.pipelines:
-            options = options_for(config, index, name)
-            try:
-                pipeline = load_pipeline(name)
-                planned = named(pipeline.plan(spec.source, options), options)
-            except R2EError as exc:
-                shown = redact_url(spec.source)
-                summary.failed_sources.append(redact_url(f"{shown} ({name}): {exc}"))
-                state.record_source(build_id, shown, name, "error", redact_url(str(exc))[:500], 0)
+    for spec, name, options, pipeline, planned in _plans(config):
+        if isinstance(planned, R2EError):
+            shown = redact_url(spec.source)
+            summary.failed_sources.append(redact_url(f"{shown} ({name}): {planned}"))
+            state.record_source(build_id, shown, name, "error", redact_url(str(planned))[:500], 0)
+            continue
+        repo = planned.repo.slug
+        state.record_source(build_id, repo, name, "ok", None, len(planned.candidates))
+        for candidate in planned.candidates:
+            key = pipeline.candidate_key(candidate)
+            if shard is not None and not shard.owns(repo, name, key):
                 continue
-            repo = planned.repo.slug
-            state.record_source(build_id, repo, name, "ok", None, len(planned.candidates))
-            for candidate in planned.candidates:
-                key = pipeline.candidate_key(candidate)
-                if shard is not None and not shard.owns(repo, name, key):
-                    continue
-                summary.candidates += 1
-                digest = fingerprint(pipeline, candidate, options)
-                if not force and state.done(repo, name, key, digest):
-                    summary.unchanged += 1
-                    continue
-                units.append(Unit(source=spec.source, pipeline=name, key=key, repo=repo, fingerprint=digest,
-                                  options=options, candidate=candidate, pipeline_obj=pipeline,
-                                  repo_ref=planned.repo))
+            summary.candidates += 1
+            digest = fingerprint(pipeline, candidate, options)
+            if not force and state.done(repo, name, key, digest):
+                summary.unchanged += 1
+                continue
+            units.append(Unit(source=spec.source, pipeline=name, key=key, repo=repo, fingerprint=digest,
+                              options=options, candidate=candidate, pipeline_obj=pipeline,
+                              repo_ref=planned.repo))
     return units
 
 

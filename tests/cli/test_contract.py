@@ -104,3 +104,19 @@ def test_a_finished_run_leaves_no_lock_file(tmp_path):
     again = locks.hold(folder)  # and the next run takes it as usual
     again.close()
     assert not locks.lock_path(folder).exists()
+
+
+def test_build_dry_run_plans_every_source_without_docker(demo_repo, tmp_path, capsys):
+    config = tmp_path / "dataset.toml"
+    config.write_text(f'out = "ds"\n\n[[sources]]\nsource = "{demo_repo}"\npipelines = ["pr_runtime", "pr_diff"]\n'
+                      '\n[[sources]]\nsource = "acme/not-here"\npipelines = ["pr_runtime"]\n')
+    code, out, err = run(capsys, "build", str(config), "--dry-run", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["candidates"]
+    runtime = {r["key"]: r["verdict"] for r in rows if r["pipeline"] == "pr_runtime" and r["repo"] == "local/calc-demo"}
+    assert runtime == {"pr#5": "would run", "pr#4": "would run", "pr#3": "would run", "pr#2": "skip",
+                       "pr#1": "would run"}
+    assert any(r["pipeline"] == "pr_diff" and r["key"] == "pr#2" and r["verdict"] == "skip" for r in rows)
+    failed = [r for r in rows if r["verdict"] == "plan failed"]
+    assert len(failed) == 1 and failed[0]["repo"] == "acme/not-here"  # GitHub is not reachable here
+    assert not (tmp_path / "ds").exists()
