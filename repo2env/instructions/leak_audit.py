@@ -22,11 +22,17 @@ from dataclasses import dataclass
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
-from repo2env.instructions.leak_strip import REFERENCES, SHA, grading_test_needles
+from repo2env.instructions.leak_strip import FILLER, REFERENCES, SHA, grading_test_needles
 
 RULES = ("test_name", "test_path", "repo_url", "sha", "issue_ref", "gold_overlap")
 DEFAULT_NGRAM = 8
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokens(text: str) -> list[str]:
+    """The audit's tokens of ``text``: words and single punctuation marks, with ``"`` read as ``'`` (so a copy
+    that only changed the quote style, as ``ast.unparse`` does, is still a copy)."""
+    return [t if t != '"' else "'" for t in _TOKEN.findall(text)]
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 
 
@@ -77,22 +83,22 @@ def _word_spans(text: str, word: str, rule: str) -> list[Finding]:
 def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
     grams: set[tuple[str, ...]] = set()
     for line in list(ctx.gold_added_lines) + list(ctx.test_added_lines):
-        grams |= _ngrams(_TOKEN.findall(line), ctx.ngram)
+        grams |= _ngrams(tokens(line), ctx.ngram)
     if not grams:
         return []
-    tokens = list(_TOKEN.finditer(text))
-    words = [t.group() for t in tokens]
-    hit = [False] * len(tokens)
-    for i in range(len(tokens) - ctx.ngram + 1):
+    marks = list(_TOKEN.finditer(text))
+    words = [m.group() if m.group() != '"' else "'" for m in marks]
+    hit = [False] * len(marks)
+    for i in range(len(marks) - ctx.ngram + 1):
         if tuple(words[i:i + ctx.ngram]) in grams:
             hit[i:i + ctx.ngram] = [True] * ctx.ngram
     found, i = [], 0
-    while i < len(tokens):
+    while i < len(marks):
         if hit[i]:
             j = i
-            while j + 1 < len(tokens) and hit[j + 1]:
+            while j + 1 < len(marks) and hit[j + 1]:
                 j += 1
-            start, end = tokens[i].start(), tokens[j].end()
+            start, end = marks[i].start(), marks[j].end()
             found.append(Finding("gold_overlap", start, end, text[start:end]))
             i = j + 1
         else:
@@ -124,18 +130,54 @@ def audit(text: str, ctx: AuditContext) -> list[Finding]:
     return sorted(found, key=lambda f: (f.start, f.end))
 
 
+_DANGLING = re.compile(r"(?:\b(?:as in|in|see|from|by|at|of|via|per)\s*)$", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the sentence of ``text`` around ``start``..``end``, within its line (a list item or a
+    heading is its own sentence)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    line = text[line_start:line_end]
+    bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]
+    left = max(b for b in bounds if b <= start - line_start)
+    right = min((b for b in bounds if b >= end - line_start), default=len(line))
+    return line_start + left, line_start + right
+
+
+def _without_filler(line: str) -> str:
+    """``line`` without the sentences that removals left with filler words only ("See and.")."""
+    parts = _SENTENCE_END.split(line)
+    kept = [p for p in parts if any(w.lower() not in FILLER for w in re.findall(r"[^\W_]+", p))
+            or not re.search(r"\w", p)]
+    return " ".join(k for k in kept if k.strip()) if len(kept) != len(parts) else line
+
+
 def remove_findings(text: str, findings: Sequence[Finding]) -> str:
-    """``text`` without the spans of ``findings`` (overlaps merged), with doubled spaces and blank lines tidied."""
-    spans = sorted((f.start, f.end) for f in findings)
+    """``text`` without the spans of ``findings`` (overlaps merged), with doubled spaces and blank lines tidied.
+    A ``gold_overlap`` finding (copied code) takes its whole sentence: what is left of a sentence whose code was
+    cut out says nothing right. A preposition left dangling by a removed reference ("as in #12,") goes too."""
+    spans = sorted(_sentence_of(text, f.start, f.end) if f.rule == "gold_overlap" else (f.start, f.end)
+                   for f in findings)
     out, pos = [], 0
     for start, end in spans:
         if end <= pos:
             continue
-        out.append(text[pos:max(start, pos)])
+        kept = text[pos:max(start, pos)]
+        after = text[end:end + 1]
+        if not after or after in ",.;:)\n":
+            kept = _DANGLING.sub("", kept)
+        out.append(kept)
         pos = end
     out.append(text[pos:])
     joined = "".join(out)
+    touched = {text.count("\n", 0, start) for start, _ in spans}  # no span crosses a line
     lines = [re.sub(r"[ \t]{2,}", " ", line).rstrip() for line in joined.split("\n")]
+    lines = [_without_filler(re.sub(r"\s+([,.;:])", r"\1", line)) if i in touched else line
+             for i, line in enumerate(lines)]
+    lines = [line for line in lines if line.strip() not in ("-", "*", ",", ".")]
     tidy = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
     return tidy + "\n"
 

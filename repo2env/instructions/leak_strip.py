@@ -207,6 +207,8 @@ def _clean_sentence(s: str) -> str:
     if all(w.lower() in FILLER for w in _WORD.findall(s)):
         return ""
     s = re.sub(r"(?<=\S) {2,}", " ", s)
+    # a preposition whose object was the reference: "the fix as in #12, applied" -> "the fix, applied"
+    s = re.sub(r"\s+\b(?:as in|in|see|from|by|at|of|via|per)\s*(?=[,.;:!?)]|$)", "", s, flags=re.I)
     s = re.sub(r"\s+([,.;:!?)\]])", r"\1", s)
     s = re.sub(r"([(\[])\s+", r"\1", s)
     s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s)

@@ -56,7 +56,15 @@ def test_rule_gold_overlap():
 
 def test_remove_findings_keeps_the_rest():
     text = "# Sizes\n\nSee #41 and tests/test_sizes.py.\nparse_size('1 KB') must be 1024.\n"
-    assert remove_findings(text, audit(text, CTX)) == "# Sizes\n\nSee and .\nparse_size('1 KB') must be 1024.\n"
+    assert remove_findings(text, audit(text, CTX)) == "# Sizes\n\nparse_size('1 KB') must be 1024.\n"
+
+
+def test_remove_findings_leaves_whole_sentences():
+    ctx = AuditContext(gold_added_lines=["    return int(number) * multiplier + offset"])
+    text = ("# Sizes\n\nThe same fix as in #12, applied to floats. Now `int(number) * multiplier + offset` "
+            "is used. Parsing '1 KB' gives 1000.\n")
+    assert remove_findings(text, audit(text, ctx)) == ("# Sizes\n\nThe same fix, applied to floats. Parsing '1 KB' "
+                                                       "gives 1000.\n")
 
 
 def test_added_lines_of_a_patch():

@@ -172,6 +172,11 @@ def test_loop():
         to_bytes(text)
 
 
+def test_env(monkeypatch):
+    monkeypatch.setenv("UNITS_STRICT", "1")
+    assert area(2, 2) == 4
+
+
 def test_match():
     with pytest.raises(ValueError, match="a number"):
         parse("y")
@@ -216,10 +221,14 @@ SAID = {
                         "(in `parse` of `shapes/__init__.py`); it should raise `KeyError`.",
     "test_bound": "Calling `Parser(base=16).parse('x1')` raises `ValueError: invalid literal for int() with base "
                   "16: 'x1'` (in `parse` of `shapes/__init__.py`); it should return `1`.",
-    "test_len": "`len(words('a b,c'))` gives `2`; it should be `3`.",
+    # len(words('a b,c')) is the test line itself, quote style aside: only the function is named
+    "test_len": "A value computed with `words(…)` gives `2`; it should be `3`.",
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
+    # what the test changed around the call comes first: the observation holds only then
+    "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: Calling `area(2, 2)` returns `3`; it "
+                "should return `4`.",
     # pytest.raises as a call, chained with .match()
     "test_call_form": "Calling `parse('q')` raises `ValueError: invalid literal for int() with base 10: 'q'` (in "
                       "`parse` of `shapes/__init__.py`); it should raise `KeyError`.",
@@ -227,15 +236,16 @@ SAID = {
     "test_caught_message": "Calling `parse('w')` raises `ValueError` with the message `\"invalid literal for int() "
                            "with base 10: 'w'\"`; the message should be `'not a number'`.",
     # the message names the test module and a class the tests define: only the type is told
-    "test_names_tests": "Calling `check(Local())` raises `TypeError` (in `check` of `shapes/__init__.py`); it should "
-                        "not raise.",
+    # ... and the class the tests define is not named as an argument either
+    "test_names_tests": "Calling `check(…)` raises `TypeError` (in `check` of `shapes/__init__.py`); it should not "
+                        "raise.",
     # a loop variable of the test: its value is not known, so it is not named
     "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it should "
                  "not raise.",
     "test_callee": None,  # the tests' own helper raised, not area(): nothing to tell
     # pytest shortened both lists: its explanation says what differs
-    "test_missing_item": "Calling `items(3)` gives a wrong result: the expected result also holds "
-                         "`'item-number-0002'`.",
+    "test_missing_item": "Calling `items(3)` gives a wrong result: it has fewer items than expected; the expected "
+                         "result goes on with `'item-number-0002'`.",
     "test_same": "`Range` gives `Range(2, 3, 1)` and `Range(2, 3, 5)`, which compare unequal; they should be equal.",  # only the tests' own helper is called: nothing a user would report
     "test_var": "Calling `to_bytes('1 B')` returns `1`; it should return `2`.",
     "test_truth": "Calling `area(1, 2)` returns `1`; it should return a false value.",

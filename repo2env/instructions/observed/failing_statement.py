@@ -35,6 +35,7 @@ class Site:
     expect_match: str | None = None
     raising_call: ast.expr | None = None
     raised_as: dict | None = None  # name of ``with pytest.raises(X) as name`` -> (X, the first statement under it)
+    patched: list | None = None  # what the test changed around the call (``patches``)
 
 
 def raises_call(call: ast.Call) -> tuple[str, str | None, ast.expr | None] | None:
@@ -172,6 +173,7 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -
                 if alias.asname and alias.asname != alias.name:
                     site.bound[alias.asname] = ast.Name(id=alias.name, ctx=ast.Load())
     before = site.statement.lineno if site.statement else line
+    site.patched = patches(func)
     site.raised_as = {}
     for node in ast.walk(func):  # ``with pytest.raises(X) as info:`` before the statement: info is that exception
         if isinstance(node, ast.With | ast.AsyncWith) and node.lineno < before and node.body:
@@ -196,3 +198,44 @@ def callee_of(text: str, test_path: str) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def _text(node) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    try:
+        return ast.unparse(node)
+    except (ValueError, TypeError):
+        return None
+
+
+def patches(func) -> list[str]:
+    """What the test function changes around the code it calls, as a user would say it: ``monkeypatch.setenv``
+    ("`XDG_DATA_DIRS` set to `':'`"), ``delenv`` ("`HOME` unset"), ``monkeypatch.setattr`` and ``mock.patch`` /
+    ``mocker.patch`` / ``patch.object`` / ``patch.dict`` in calls, ``with`` items or decorators ("`sys.prefix`
+    replaced"). A value is told only when it is a short literal."""
+    found: list[str] = []
+    nodes = [d for d in func.decorator_list if isinstance(d, ast.Call)] + [
+        n for n in ast.walk(func) if isinstance(n, ast.Call)]
+    for call in nodes:
+        name, owner = attr_name(call.func), call.func.value if isinstance(call.func, ast.Attribute) else None
+        args = call.args
+        said = None
+        if name in ("setenv", "delenv") and args and isinstance(args[0], ast.Constant):
+            value = args[1] if name == "setenv" and len(args) > 1 else None
+            shown = f" set to `{ast.unparse(value)}`" if value is not None and is_literal(value) and len(
+                ast.unparse(value)) <= 40 else (" set" if name == "setenv" else " unset")
+            said = f"the environment variable `{args[0].value}`{shown}"
+        elif name == "setattr" and isinstance(owner, ast.Name) and owner.id == "monkeypatch" and args:
+            target = _text(args[0]) if isinstance(args[0], ast.Constant) or len(args) < 3 else \
+                f"{_text(args[0])}.{_text(args[1])}"
+            said = f"`{target}` replaced" if target else None
+        elif name == "patch" and args and isinstance(args[0], ast.Constant):
+            said = f"`{args[0].value}` replaced"
+        elif name == "object" and isinstance(owner, ast.Attribute) and owner.attr == "patch" and len(args) > 1:
+            said = f"`{_text(args[0])}.{_text(args[1])}` replaced"
+        elif name == "dict" and isinstance(owner, ast.Attribute) and owner.attr == "patch" and args:
+            said = f"`{_text(args[0])}` changed"
+        if said and said not in found:
+            found.append(said)
+    return found

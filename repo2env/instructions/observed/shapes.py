@@ -8,7 +8,7 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
-from repo2env.instructions.observed.spans import Substitute, Teller, attr_name, copy_node, is_literal
+from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -178,6 +178,10 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         whole = teller.code(ast.unparse(resolved))
         inner = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call) and teller.public(n)), None)
         func = teller.code(ast.unparse(inner.func) + "(…)") if inner is not None else None
+        outer = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call)), None)
+        if whole is None and outer is not None and not teller.public(outer) and outer.func is not None and \
+                (attr_name(outer.func) or "") not in NOT_API:
+            return None  # the value comes out of the tests' own machinery, not out of the call found inside
         subject = whole or (f"A value computed with {func}" if func else None)
         if subject is None:
             return None
@@ -192,7 +196,8 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             return None
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
             else "it should not raise"
-        return f"{'Calling ' if direct else 'Computing '}{subject} raises {error}{where}; {want}."
+        lead = "Calling " if direct else ("" if subject.startswith("A value computed") else "Computing ")
+        return f"{lead}{subject} raises {error}{where}; {want}."
     m = _ASSERT.match(message)
     from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
                                          else None)
@@ -220,16 +225,17 @@ _AT_INDEX = re.compile(r"^At index (\d+) diff: (.+?) != (.+)$")
 
 
 def _diff_hint(text: str, teller: Teller) -> str | None:
-    """What pytest's comparison explanation says differs, when the values themselves were shortened:
-    "the expected result also holds `x`", "it also holds `x`, which is not expected", "at index 2 it holds
-    `a` where `b` is expected"."""
+    """What pytest's comparison explanation says differs, when the values themselves were shortened, in its own
+    terms (pytest names the first item past the shorter list, which may repeat an expected one): "it has fewer
+    items than expected; the expected result goes on with `x`", "it has more items than expected; it goes on
+    with `x`", "at index 2 it holds `a` where `b` is expected"."""
     for line in text.splitlines():
         line = line[1:].strip() if line.startswith("E") else line.strip()
         m = _MORE_ITEMS.match(line)
         if m and teller.code(m.group(2)):
             if m.group(1) == "Right":
-                return f"the expected result also holds {teller.code(m.group(2))}"
-            return f"it also holds {teller.code(m.group(2))}, which is not expected"
+                return f"it has fewer items than expected; the expected result goes on with {teller.code(m.group(2))}"
+            return f"it has more items than expected; it goes on with {teller.code(m.group(2))}"
         m = _AT_INDEX.match(line)
         if m and teller.code(m.group(2)) and teller.code(m.group(3)):
             return (f"at index {m.group(1)} it holds {teller.code(m.group(2))} where {teller.code(m.group(3))} "
@@ -325,18 +331,33 @@ def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
 
 
 def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_id: str = "") -> str | None:
-    """One sentence for one failed test's failure ``text`` (module docstring), or None when no shape fits."""
+    """One sentence for one failed test's failure ``text`` (module docstring), or None when no shape fits. When
+    the test changed the environment around the call (``failing_statement.patches``), the sentence says so first:
+    what it observed holds only then."""
     teller = teller or Teller(evidence)
+    site = _site_of(text, evidence, test_id)
+    said = _sentence(text, evidence, teller, test_id, site)
+    conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
+    if said is None or not conditions:
+        return said
+    head = ", ".join(conditions[:-1]) + (" and " if len(conditions) > 1 else "") + conditions[-1]
+    return f"With {head}: {said}"
+
+
+def _site_of(text: str, evidence: Evidence, test_id: str) -> Site | None:
+    frame = test_frame(text, evidence.test_sources)
+    if not frame:
+        return None
+    tree = parse_source(evidence.test_sources[frame[0]])
+    last = test_id.split("::")[-1] if test_id else ""
+    case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
+    return locate(tree, frame[1], last.split("[")[0] or None, case) if tree else None
+
+
+def _sentence(text: str, evidence: Evidence, teller: Teller, test_id: str, site: Site | None) -> str | None:
     message = text.split("\n", 1)[0].strip()
     frame = test_frame(text, evidence.test_sources)
-    name = test_id.split("::")[-1].split("[")[0] if test_id else None
-    site = Site()
-    if frame:
-        tree = parse_source(evidence.test_sources[frame[0]])
-        last = test_id.split("::")[-1]
-        case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
-        site = locate(tree, frame[1], name, case) if tree else site
-    if site.statement is None:
+    if site is None or site.statement is None:
         return None
     bound = site.bound
     callee = callee_of(text, frame[0]) if frame else None

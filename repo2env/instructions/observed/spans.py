@@ -7,19 +7,22 @@ import ast
 import copy
 import re
 
-from repo2env.instructions.leak_audit import DEFAULT_NGRAM
+from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names
 
 MAX_CHARS = 160  # of a code span in a sentence
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 _TEST_NAMES = re.compile(r"^(test|Test)")
 
-_NOT_API = {"pytest", "len", "list", "dict", "set", "tuple", "str", "int", "float", "sorted", "repr", "type",
-            "isinstance", "print", "getattr", "hasattr", "bool", "self", "cls", "mock", "patch", "super", "iter",
-            "next", "range", "zip", "enumerate", "map", "filter", "any", "all", "open", "vars", "id", "frozenset",
-            "bytes", "object", "issubclass", "callable", "min", "max", "sum", "abs", "round"}
+NOT_API = {  # builtins and test machinery: never the public API a user calls
+    "pytest", "len", "list", "dict", "set", "tuple", "str", "int", "float", "sorted", "repr", "type", "isinstance",
+    "print", "getattr", "hasattr", "bool", "self", "cls", "mock", "patch", "super", "iter", "next", "range", "zip",
+    "enumerate", "map", "filter", "any", "all", "open", "vars", "id", "frozenset", "bytes", "object", "issubclass",
+    "callable", "min", "max", "sum", "abs", "round",
+    # the tests' machinery from unittest.mock and pytest's fixtures
+    "MagicMock", "Mock", "AsyncMock", "NonCallableMock", "PropertyMock", "create_autospec", "call", "ANY",
+    "sentinel", "mocker", "monkeypatch", "capsys", "caplog", "tmp_path", "tmpdir", "request"}
 
 
 class Teller:
@@ -35,12 +38,13 @@ class Teller:
         self.grams: set[tuple[str, ...]] = set()
         for text in evidence.test_sources.values():
             for line in text.splitlines():
-                tokens = _TOKEN.findall(line)
-                self.grams |= {tuple(tokens[i:i + DEFAULT_NGRAM]) for i in range(len(tokens) - DEFAULT_NGRAM + 1)}
+                words = tokens(line)
+                self.grams |= {tuple(words[i:i + DEFAULT_NGRAM]) for i in range(len(words) - DEFAULT_NGRAM + 1)}
 
     def copied(self, text: str) -> bool:
-        tokens = _TOKEN.findall(text)
-        return any(tuple(tokens[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(tokens) - DEFAULT_NGRAM + 1))
+        """``text`` repeats ``DEFAULT_NGRAM`` tokens of a test line (the audit's tokens: quote style aside)."""
+        words = tokens(text)
+        return any(tuple(words[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(words) - DEFAULT_NGRAM + 1))
 
     def code(self, text: str) -> str | None:
         """A code span for ``text``, or None when it would copy a test line."""
@@ -67,26 +71,18 @@ class Teller:
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
             root = root.value if not isinstance(root, ast.Call) else root.func
         name = root.id if isinstance(root, ast.Name) else None
-        return bool(name) and name not in self.helpers and name not in _NOT_API and not _TEST_NAMES.match(name)
+        return bool(name) and name not in self.helpers and name not in NOT_API and not _TEST_NAMES.match(name)
 
     def call_text(self, call: ast.Call, bound: dict) -> str | None:
-        """How a user would write the call: bound names replaced by their values, a test variable whose value
-        is not known (a loop variable, a fixture) shown as ``…``; None for the tests' own calls."""
+        """How a user would write the call: bound names replaced by their values; a test variable whose value is
+        not known (a loop variable, a fixture) and anything the test files define (a class, a helper, and calls
+        of them) shown as ``…``, so that no test-only name is told; None for the tests' own calls."""
         resolved = Substitute(bound).visit(copy_node(call))
         if not isinstance(resolved, ast.Call) or not self.public(resolved):
             return None
-        variables = self.helpers - self.defined
-        for node in ast.walk(resolved):
-            for field in ("args", "elts"):
-                items = getattr(node, field, None)
-                if isinstance(items, list):
-                    setattr(node, field, [ast.Name(id="…", ctx=ast.Load()) if isinstance(a, ast.Name)
-                                          and a.id in variables else ast.Starred(value=ast.Name(
-                                              id="…", ctx=ast.Load()), ctx=ast.Load())
-                                          if isinstance(a, ast.Starred) and isinstance(a.value, ast.Name)
-                                          and a.value.id in variables else a for a in items])
-            if isinstance(node, ast.keyword) and isinstance(node.value, ast.Name) and node.value.id in variables:
-                node.value = ast.Name(id="…", ctx=ast.Load())
+        elide = _Elide(self.helpers | self.defined)
+        resolved.args = [elide.visit(a) for a in resolved.args]
+        resolved.keywords = [elide.visit(k) for k in resolved.keywords]
         return ast.unparse(resolved)
 
     def call_span(self, call: ast.Call, bound: dict) -> str | None:
@@ -105,6 +101,24 @@ class Teller:
             return func
         listed = spans[0] if len(spans) == 1 else ", ".join(spans[:-1]) + " and " + spans[-1]
         return f"{func} with {listed}"
+
+
+class _Elide(ast.NodeTransformer):
+    """Replaces names of ``names`` (the tests' own) and calls of them by ``…``."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def visit_Name(self, node):
+        return ast.Name(id="…", ctx=ast.Load()) if node.id in self.names else node
+
+    def visit_Call(self, node):
+        root = node.func
+        while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
+            root = root.value if not isinstance(root, ast.Call) else root.func
+        if isinstance(root, ast.Name) and root.id in self.names:
+            return ast.Name(id="…", ctx=ast.Load())
+        return self.generic_visit(node)
 
 
 class Substitute(ast.NodeTransformer):
