@@ -176,7 +176,8 @@ def _hash(task: Path, config: dict, report: TaskReport) -> None:
     report.recorded_hash = r2e.get("bundle_hash")
     if report.recorded_hash and report.recorded_hash != report.bundle_hash:
         report.error("hash", f"the bundle changed after it was hashed (recorded {report.recorded_hash[:19]}…, "
-                             f"now {report.bundle_hash[:19]}…)")
+                             f"now {report.bundle_hash[:19]}…); after a deliberate edit run `repo2rlenv restamp "
+                             f"{task}`")
     evaluation = r2e.get("evaluation") or {}
     report.status = evaluation.get("status")
     subject = evaluation.get("subject_bundle_hash")

@@ -23,6 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         error_console.print("aborted")
         return 130
+    except click.exceptions.UsageError as exc:  # one line, as every other error: what and where to look
+        where = f"repo2rlenv {exc.ctx.info_name} --help" if exc.ctx is not None and exc.ctx.parent is not None \
+            else "repo2rlenv --help"
+        error_console.print(f"[red]error:[/red] {escape(exc.format_message())} (see `{where}`)", highlight=False,
+                            soft_wrap=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code

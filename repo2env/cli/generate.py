@@ -22,7 +22,7 @@ from repo2env.core.options import GenerateOptions, PrFilters
 from repo2env.core.outcomes import SKIP_REASONS, SkipReason
 from repo2env.environment.overrides import load_env_config
 from repo2env.pipeline import available, load_pipeline
-from repo2env.run.generate import Summary, generate
+from repo2env.run.generate import Summary, generate, logs_root
 from repo2env.run.generate import dry_run as dry_run_plan
 from repo2env.run.ledger import ledger_path
 from repo2env.tasks.options import describe as describe_options
@@ -152,7 +152,11 @@ def _print_summary(summary: Summary, out: Path) -> None:
     if summary.verified:
         table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
     out_console.print(table)
-    out_console.print(f"tasks in {out}\nledger   {ledger_path(out)}", highlight=False, soft_wrap=True)
+    out_console.print(f"tasks in {out}\nledger   {ledger_path(out)}\nlogs     {logs_root(out)}/<task id>/",
+                      highlight=False, soft_wrap=True)
+    if summary.candidates and not summary.verified:
+        out_console.print("no task was kept: the reasons are above, each candidate's build and test logs in "
+                          f"{logs_root(out)}/<task id>/", highlight=False, soft_wrap=True)
 
 
 
@@ -315,14 +319,19 @@ def _print_dry_run(repo: str, rows: list, *, as_json: bool) -> None:
     for column in ("candidate", "task id", "verdict", "reason"):
         table.add_column(column)
     for row in rows:
-        meaning = SKIP_REASONS.get(SkipReason(row.reason), "") if row.reason in SkipReason else ""
-        table.add_row(row.key, row.task_id, row.verdict, f"{row.reason or ''}" + (f" [dim]({meaning})[/dim]"
-                                                                                 if meaning else ""))
+        code = row.detail if row.verdict == "unchanged" else row.reason  # unchanged: (its status, its reason)
+        meaning = SKIP_REASONS.get(SkipReason(code), "") if code in SkipReason else ""
+        shown = f"{row.reason}: {code}" if row.verdict == "unchanged" and code else (row.reason or "")
+        table.add_row(row.key, row.task_id, row.verdict, escape(shown) + (f" [dim]({meaning})[/dim]" if meaning
+                                                                          else ""))
     out_console.print(table)
     counts = Counter(r.verdict for r in rows)
-    out_console.print(f"{len(rows)} candidates: " + ", ".join(f"{counts[v]} {v}" for v in ("would run", "skip",
-                                                                                         "unchanged") if counts[v]),
-                      highlight=False)
+    out_console.print(f"{_plural(len(rows), 'candidate')}: " + ", ".join(
+        f"{counts[v]} {v}" for v in ("would run", "skip", "unchanged") if counts[v]), highlight=False)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 @cli.command("pipelines", epilog=examples("repo2rlenv pipelines", "repo2rlenv pipelines --verbose",

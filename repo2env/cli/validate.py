@@ -33,7 +33,7 @@ def score_cmd(task_dir, patch_file, task_opt, patch_opt, as_json) -> None:
     needed)."""
     task_dir, patch_file = task_dir or task_opt, patch_file or patch_opt
     if task_dir is None or patch_file is None:
-        raise InputError("score needs TASK_DIR and PATCH_FILE: repo2rlenv score tasks/org__repo-12 agent.diff")
+        raise InputError("score needs TASK_DIR and PATCH_FILE, e.g. repo2rlenv score tasks/org__repo-12 agent.diff")
     if task_opt is not None or patch_opt is not None:
         err_console.print("warning: --task/--patch are deprecated; pass TASK_DIR PATCH_FILE", highlight=False)
     reward, details = score_task(task_dir, patch_file)
@@ -164,6 +164,8 @@ def hash_cmd(task_dir, check, as_json) -> None:
         if as_json:
             emit_json({"task": str(task_dir), "bundle_hash": digest, "recorded": recorded,
                        "matches": recorded == digest})
+        if recorded == digest and not as_json:
+            click.echo(f"matches the recorded bundle_hash of {task_dir}")
         if recorded != digest:
             error_console.print(f"[red]error:[/red] {escape(str(task_dir))}: bundle hash differs from the recorded "
                               f"{recorded}", highlight=False, soft_wrap=True)

@@ -12,11 +12,17 @@ recipe was found, not what it is). A Python without a base image is skipped with
 ``install_recipe``.
 """
 
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from repo2env.core.errors import BuildError
+
+# A build log that says a host could not be reached (pip, uv, git, a build back end fetching at build time).
+NEEDS_NETWORK = re.compile(r"Temporary failure in name resolution|Could not resolve host|Name or service not known|"
+                           r"Network is unreachable|getaddrinfo failed|nodename nor servname|"
+                           r"Failed to establish a new connection|dns error", re.I)
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import InstallRecipe, RepoRef, Skip
 from repo2env.environment import images
@@ -118,8 +124,12 @@ class EnvironmentSearch:
         self._identities.add(identity)
         return recipe
 
+    network_needed = False  # a build failed on name resolution: the ladder stopped
+
     def _propose(self) -> bool:
         """Ask the setup agent for the next plan (queued); False when there is none to ask or it had nothing."""
+        if self.network_needed:
+            return False
         agent = getattr(self.ctx, "setup_agent", None)
         last = next((a for a in reversed(self.attempts) if a.outcome in ("install_failed", "tests_broken")), None)
         if agent is None or last is None or not hasattr(self.language, "plan_from_proposal") \
@@ -148,6 +158,12 @@ class EnvironmentSearch:
             image = build_task_image(self.ctx.client, self.repo, self.commit, recipe, self.ctx.report)
         except BuildError as exc:
             self.last_error = exc.log_tail or str(exc)
+            if NEEDS_NETWORK.search(self.last_error):  # every rung would need the same network: stop here
+                self._record(recipe, "install_failed", "the install needs a network host this machine cannot "
+                             f"reach (no other rung can change that): {exc}")
+                self.queue.clear()
+                self.network_needed = True
+                return None
             self._record(recipe, "install_failed", str(exc))
             self._install_feedback(recipe)
             return None

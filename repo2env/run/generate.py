@@ -96,6 +96,7 @@ class Summary:
     def as_dict(self) -> dict:
         """The summary as JSON-ready data (``generate --json``)."""
         data = {k: v for k, v in self.__dict__.items() if k != "timings"}
+        data["empty_hint"] = self.empty_hint if self.candidates == 0 else None
         data["skipped"], data["rejected"] = dict(self.skipped), dict(self.rejected)
         data["environments"] = dict(self.environments)
         data["timings"] = [t.__dict__ for t in self.timings]
@@ -222,7 +223,7 @@ def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[
     candidates in plan order). Raises ``InputError`` for bad input."""
     pipeline = load_pipeline(pipeline_name)
     _check_format(pipeline, pipeline_name, options)
-    _check_not_a_file(options.out)
+    _precheck_output(options.out)
     try:
         plan = named(pipeline.plan(source, options), options)
         path = generate_state_path(options.out)
@@ -255,10 +256,8 @@ def _kept(state: State, pipeline, repo: str, key: str, candidate, options: Gener
     row = state.row(repo, pipeline.name, key)
     if row is None or not state.done(repo, pipeline.name, key, fingerprint(pipeline, candidate, options)):
         return None
-    if row["status"] == "verified":
-        bundle = options.out / row["task_id"]
-        if not (bundle / "task.toml").is_file() or bundle_hash(bundle) != row["bundle_hash"]:
-            return None  # gone, or edited by hand since: build it again
+    if row["status"] == "verified" and not (options.out / row["task_id"] / "task.toml").is_file():
+        return None  # gone from --out: build it again (an edited one stays: restamp it, or --force)
     return row
 
 

@@ -120,3 +120,9 @@ def test_build_dry_run_plans_every_source_without_docker(demo_repo, tmp_path, ca
     failed = [r for r in rows if r["verdict"] == "plan failed"]
     assert len(failed) == 1 and failed[0]["repo"] == "acme/not-here"  # GitHub is not reachable here
     assert not (tmp_path / "ds").exists()
+
+
+def test_usage_errors_are_one_line_too(capsys):
+    code, out, err = run(capsys, "generate", "--bogus")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "No such option '--bogus'" in err and "repo2rlenv generate --help" in err

@@ -35,7 +35,9 @@ DISTRIBUTION_OF = {
     "Xlib": "python-xlib", "gi": "PyGObject", "wx": "wxPython", "hamcrest": "PyHamcrest", "jinja2": "Jinja2",
     "markdown": "Markdown", "pytest_asyncio": "pytest-asyncio", "pytest_mock": "pytest-mock",
 }
-NOT_INSTALLABLE = frozenset({"win32api", "win32con", "pythoncom", "winreg", "_winapi", "msvcrt", "gi", "wx", "imp"})
+# ("test": CPython's own regression-test package, which python:X-slim images leave out and PyPI does not have)
+NOT_INSTALLABLE = frozenset({"win32api", "win32con", "pythoncom", "winreg", "_winapi", "msvcrt", "gi", "wx", "imp",
+                             "test"})
 # Standard-library modules later Pythons removed (PEP 594 and earlier): missing on the image's Python, they come
 # from PyPI where a backport exists (``distutils`` from setuptools), else they are not a package to install.
 REMOVED_STDLIB = {"distutils": "setuptools", "asynchat": "pyasynchat", "asyncore": "pyasyncore",
