@@ -33,7 +33,7 @@ from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
 from repo2env.pipeline import load_pipeline
 from repo2env.run.generate import named
-from repo2env.run.incremental import fingerprint
+from repo2env.run.incremental import fingerprint, hand_edited
 from repo2env.run.state import STATE_FILE, State, outcome_row
 
 TASKS = "tasks"
@@ -181,7 +181,7 @@ def dry_run_build(config: BuildConfig, *, shard: Shard | None = None, force: boo
                 if skip is not None:
                     row.update(verdict="skip", reason=skip.reason.value)
                 elif state is not None and not force and state.done(
-                        planned.repo.slug, name, key, fingerprint(pipeline, candidate, options)):
+                        planned.repo.slug, name, key, fingerprint(pipeline, candidate, options, planned.repo.slug)):
                     row.update(verdict="unchanged", reason=state.row(planned.repo.slug, name, key)["status"])
                 rows.append(row)
     finally:
@@ -207,8 +207,9 @@ def plan(config: BuildConfig, state: State, build_id: str, shard: Shard | None,
             if shard is not None and not shard.owns(repo, name, key):
                 continue
             summary.candidates += 1
-            digest = fingerprint(pipeline, candidate, options)
-            if not force and state.done(repo, name, key, digest):
+            digest = fingerprint(pipeline, candidate, options, repo)
+            if not force and (state.done(repo, name, key, digest) or hand_edited(state.row(repo, name, key),
+                                                                                 options.out)):
                 summary.unchanged += 1
                 continue
             units.append(Unit(source=spec.source, pipeline=name, key=key, repo=repo, fingerprint=digest,

@@ -16,10 +16,10 @@ def score_task(task_dir: Path, patch_file: Path) -> tuple[float, dict]:
     try:
         meta = read_task_toml(task_dir)["metadata"]["repo2env"]
     except (OSError, KeyError, ValueError):
-        raise InputError(f"--task {task_dir}: no task.toml with [metadata.repo2env]; pass a task folder made by "
+        raise InputError(f"{task_dir}: no task.toml with [metadata.repo2env]; pass a task folder made by "
                          "repo2rlenv") from None
     if "pr_diff" not in meta or not oracle_file.is_file():
-        raise InputError(f"--task {task_dir}: not a pr_diff task (pipeline {meta.get('pipeline')!r}); score works "
+        raise InputError(f"{task_dir}: not a pr_diff task (pipeline {meta.get('pipeline')!r}); score works "
                          "on pr_diff tasks only")
     try:
         candidate = patch_file.read_bytes().decode("utf-8", "replace")

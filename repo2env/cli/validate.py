@@ -79,7 +79,7 @@ def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> No
             for finding in report.findings:
                 click.echo(f"     {finding.level}: {finding.check}: {finding.message}")
         bad = sum(not r.ok for r in reports)
-        click.echo(f"{len(reports)} tasks, {bad} with errors")
+        click.echo(f"{len(reports)} task{'' if len(reports) == 1 else 's'}, {bad} with errors")
     if any(not r.ok for r in reports):
         sys.exit(1)
 

@@ -13,7 +13,6 @@ is removed when it ends.
 """
 
 import dataclasses
-import os
 import shutil
 import time
 from collections import Counter
@@ -42,7 +41,7 @@ from repo2env.environment.setup_agent import SetupAgent
 from repo2env.instructions.synthesis import Synthesizer
 from repo2env.pipeline import load_pipeline
 from repo2env.run import ledger
-from repo2env.run.incremental import fingerprint, generate_state_path
+from repo2env.run.incremental import fingerprint, generate_state_path, hand_edited
 from repo2env.run.state import State, outcome_row
 from repo2env.sources import is_local
 from repo2env.sources.clone_cache import default_cache_dir
@@ -190,13 +189,26 @@ def _engine():
     return client
 
 
+def _can_write(folder: Path) -> bool:
+    """A file can be made in ``folder`` (tried with a temporary file, removed at once: ``os.access`` says yes to
+    root on read-only or virtual file systems)."""
+    import tempfile  # noqa: PLC0415
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".r2e-probe-"):
+            return True
+    except OSError:
+        return False
+
+
 def _precheck_output(out: Path) -> None:
     """Without creating anything: ``--out`` is (or can become) a writable folder no other run holds.
     Raises ``InputError``."""
     _check_not_a_file(out)
     existing = next(p for p in (out, *out.parents) if p.exists())
-    if not os.access(existing, os.W_OK):
-        raise InputError(f"--out {out}: cannot write there ({existing} is not writable); choose a writable directory")
+    if not existing.is_dir() or not _can_write(existing):
+        raise InputError(f"--out {out}: cannot write there ({existing} is not a writable folder); choose a writable "
+                         "directory")
     if locks.lock_path(out).exists():
         with open(locks.lock_path(out)) as handle:
             locks.take(handle, out)
@@ -239,7 +251,8 @@ def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[
             elif known is not None:
                 rows.append(Planned(key, task_id, "unchanged", known["status"], known.get("reason")))
             else:
-                rows.append(Planned(key, task_id, "would run"))
+                rows.append(Planned(key, task_id, "would run", _why_run(state, pipeline, plan.repo.slug, key,
+                                                                        options)))
         if state is not None:
             state.__exit__()
         return plan.repo.slug, rows
@@ -254,11 +267,30 @@ def _kept(state: State, pipeline, repo: str, key: str, candidate, options: Gener
     if options.force:
         return None
     row = state.row(repo, pipeline.name, key)
-    if row is None or not state.done(repo, pipeline.name, key, fingerprint(pipeline, candidate, options)):
+    if row is None:
         return None
-    if row["status"] == "verified" and not (options.out / row["task_id"] / "task.toml").is_file():
-        return None  # gone from --out: build it again (an edited one stays: restamp it, or --force)
+    bundle = options.out / row["task_id"]
+    if hand_edited(row, options.out):
+        return {**row, "reason": "edited by hand since it was built (kept; --force rebuilds it)"}
+    if not state.done(repo, pipeline.name, key, fingerprint(pipeline, candidate, options, repo)):
+        return None
+    if row["status"] == "verified" and not (bundle / "task.toml").is_file():
+        return None  # gone from --out: build it again
     return row
+
+
+def _why_run(state: State | None, pipeline, repo: str, key: str, options: GenerateOptions) -> str:
+    """Why a dry run says a candidate would run: new, forced, its inputs changed, or its bundle is gone."""
+    row = state.row(repo, pipeline.name, key) if state is not None else None
+    if options.force:
+        return "--force"
+    if row is None:
+        return "not run before"
+    if row["status"] == "error":
+        return f"it ended in an error last time ({row.get('reason')})"
+    if row["status"] == "verified" and not (options.out / row["task_id"] / "task.toml").is_file():
+        return "its bundle is gone from --out"
+    return "its inputs changed since the last run (the change, the options or this repository's environment config)"
 
 
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
@@ -413,6 +445,7 @@ def _one(pipeline, plan, index, candidate, client, options, reporter, synthesize
     if got.environment:
         summary.environments[got.environment] += 1
     ledger.append(ledger_file, entry)
-    state.record(outcome_row(plan.repo.slug, pipeline.name, fingerprint(pipeline, candidate, options), got,
+    state.record(outcome_row(plan.repo.slug, pipeline.name, fingerprint(pipeline, candidate, options,
+                                                                     plan.repo.slug), got,
                              run_id))
     reporter.outcome(got.key, got.status, got.reason)

@@ -3,9 +3,9 @@ for it (``run.state.State``). ``build`` keeps its state in ``<out>/state.sqlite`
 ``<out>.state.sqlite`` beside its ``--out`` (and its ledger), so that the task folder holds only tasks.
 
 A candidate whose fingerprint has a final outcome (verified, rejected, skipped) is not run again, unless
-``--force``; a verified one is run again when its bundle is gone from ``--out``. A bundle edited by hand is
-kept (a curator's edit is never overwritten without ``--force``; ``repo2rlenv restamp`` re-stamps it). Errors
-are always tried again.
+``--force``; a verified one is run again when its bundle is gone from ``--out``. A bundle edited by hand (its
+hash is not the one the state recorded) is kept whatever changed, the fingerprint too: a curator's edit is never
+overwritten without ``--force`` (``repo2rlenv restamp`` re-stamps it). Errors are always tried again.
 """
 
 import dataclasses
@@ -13,6 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from repo2env.bundles.hashing import bundle_hash
 from repo2env.core.options import GenerateOptions
 
 
@@ -32,18 +33,30 @@ def _candidate_data(pipeline, candidate) -> str:
     return repr(candidate)
 
 
-def fingerprint(pipeline, candidate, options: GenerateOptions) -> str:
+def fingerprint(pipeline, candidate, options: GenerateOptions, repo: str | None = None) -> str:
     """``sha256:<hex>`` of everything that decides the candidate's task: its own data (shas, texts; the
     pipeline's ``candidate_fingerprint`` when it has one), the pipeline's name and version, and the options that
     shape a task (test runs, suite width, file limit, pipeline options, format, probes, the instruction floor
-    and model, the environment config and setup agent, the dataset name)."""
+    and model, the repository's own entry of the environment config (``repo``: its ``owner/name``; the whole file
+    without it), the setup agent, the dataset name)."""
+    entry = options.env_config.for_repo(repo) if repo is not None else options.env_config
     shaping = {"runs_before": options.runs_before, "runs_after": options.runs_after,
                "whole_suite": options.whole_suite, "max_source_files": options.max_source_files,
                "pipeline_opts": dict(sorted(options.pipeline_opts.items())), "format": options.format,
                "probes": options.probes, "min_actionability": options.min_actionability,
                "llm": options.llm.name if options.llm is not None else None,
-               "env_config": options.env_config.model_dump(mode="json"), "dataset_name": options.dataset_name,
+               "env_config": entry.model_dump(mode="json") if entry is not None else None,
+               "dataset_name": options.dataset_name,
                "setup_llm": options.setup_llm.name if options.setup_llm is not None else None}
     data = json.dumps({"pipeline": pipeline.name, "version": pipeline.version, "candidate": _candidate_data(
         pipeline, candidate), "options": shaping}, sort_keys=True)
     return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+
+
+def hand_edited(row: dict | None, out: Path) -> bool:
+    """The state ``row``'s verified bundle is in ``out`` with another hash than the one the run published (a
+    curator edited it): it is kept whatever changed, unless ``--force``."""
+    if row is None or row.get("status") != "verified" or not row.get("task_id"):
+        return False
+    bundle = out / row["task_id"]
+    return (bundle / "task.toml").is_file() and bundle_hash(bundle) != row.get("bundle_hash")

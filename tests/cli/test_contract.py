@@ -50,8 +50,8 @@ def test_dry_run_plans_and_filters_without_docker_and_writes_nothing(demo_repo, 
     assert code == 0, err
     data = json.loads(out)
     verdicts = {row["key"]: (row["verdict"], row["reason"]) for row in data["candidates"]}
-    assert verdicts == {"pr#5": ("would run", None), "pr#4": ("would run", None), "pr#3": ("would run", None),
-                        "pr#2": ("skip", "docs_ci_only"), "pr#1": ("would run", None)}
+    new = ("would run", "not run before")
+    assert verdicts == {"pr#5": new, "pr#4": new, "pr#3": new, "pr#2": ("skip", "docs_ci_only"), "pr#1": new}
     assert data["would_run"] == 4 and data["repo"] == "local/calc-demo"
     assert not out_dir.exists() and list(tmp_path.iterdir()) == []  # no folder, no ledger, no lock
     code, out, _ = run(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(out_dir),

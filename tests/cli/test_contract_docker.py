@@ -72,6 +72,11 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
     assert data["reports"][0]["status"] == "verified"
     code, _, _ = run(capsys, "hash", str(out / TASK), "--check")
     assert code == 0
+    # a re-run keeps the curator's edit, even when its inputs changed meanwhile (another dataset name)
+    changed = [a if a != "demo" else "demo2" for a in args]
+    code, stdout, _ = run(capsys, *changed)
+    assert code == 0 and json.loads(stdout)["unchanged"] == ["pr#5"]
+    assert instruction.read_text().startswith("# Curated: ")
 
     code, stdout, _ = run(capsys, "clean", "--dataset", str(out), "--dry-run", "--json")
     assert code == 0 and json.loads(stdout)["removed"] == []  # every image is still needed
