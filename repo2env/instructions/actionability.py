@@ -3,8 +3,9 @@ happen (SWE-bench Verified's annotators' question "is the issue well specified?"
 
 ``classify(text)`` is deterministic (patterns, no model):
 
-* ``input``: a code span that calls or holds a value (`` `area(2, 3)` ``, `` `"1 kB"` ``, `` `timeout=2` ``), or
-  words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of");
+* ``input``: a code span that calls with arguments or holds a value (`` `area(2, 3)` ``, `` `"1 kB"` ``,
+  `` `timeout=2` ``; not `` `f(…)` ``, whose arguments are not told) or is an import (`` `from pkg import x` ``),
+  or words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of");
 * ``behaviour``: what happens: an exception name, or raises/returns/gives/fails/crashes/hangs/ignores/...;
 * ``expectation``: what should happen: should/expected/instead/must/rather than/ought to/supposed to/...
 
@@ -36,6 +37,8 @@ def _states_input(text: str) -> bool:
     for span in _CODE.findall(text):
         if re.search(r"\w\((?!\*{0,2}(?:…|\.\.\.)(?:, \*{0,2}(?:…|\.\.\.))*\))|=|\d|['\"]|\[|\{", span):
             return True  # a call with its arguments (not elided), a keyword, a number, a string, a container
+        if re.match(r"(?:from\s+[\w.]+\s+)?import\s+\w", span):
+            return True  # the import a user runs
     return bool(_INPUT_WORDS.search(text))
 
 

@@ -319,6 +319,10 @@ def test_no_span_repeats_a_test_line(evidence):
                                                                                       "expectation"]),
     ("# Add a percent helper\n\nIt would be nice to have percent(part, whole).\n", ["expectation"]),
     ("# Wrong total\n\ntotal() ignores its input.\n", ["behaviour"]),
+    # an import is the input; a call whose arguments are elided states none
+    ("# Percent\n\n`from units import percent` fails with `ImportError`; it should provide it.\n",
+     ["input", "behaviour", "expectation"]),
+    ("# Loads\n\nCalling `tomli.loads(…)` raises `TOMLDecodeError`; it should not raise.\n", ["behaviour", "expectation"]),
 ])
 def test_actionability(text, states):
     assert actionability.stated(text) == states
