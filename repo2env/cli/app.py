@@ -2,8 +2,9 @@
 
 * Results go to **stdout** (``out_console``, or ``click.echo``): text, or one JSON document with ``--json``
   (every command has it).
-* Progress and warnings go to **stderr** (``err_console``; ``-q`` silences them, ``-v`` adds the library's
-  debug log). Errors go to stderr too (``error_console``), whatever ``-q`` says.
+* Progress and warnings go to **stderr** (``err_console``; ``-q`` silences them, ``-v`` adds every stage of
+  every candidate and the library's debug log). Errors go to stderr too (``error_console``), whatever ``-q``
+  says.
 * ``-h``/``--help`` on every command; ``-q``/``-v`` before or after the command name.
 * Exit codes: 0 done; 1 something failed (a candidate error, a failed check, a differing hash); 2 bad input
   (``InputError``: a path, an option value, a config file); 3 Docker unavailable; 130 interrupted (Ctrl-C).
@@ -39,9 +40,13 @@ def _quiet(ctx, param, value) -> None:
         err_console.quiet = True
 
 
+VERBOSE: list[bool] = []  # set by -v: progress prints every stage of every candidate too
+
+
 def _verbose(ctx, param, value) -> None:
     if value:
         logging.getLogger("repo2env").setLevel(logging.DEBUG)
+        VERBOSE[:] = [True]
 
 
 def output_options(command=None, *, verbose: bool = True):
@@ -51,7 +56,8 @@ def output_options(command=None, *, verbose: bool = True):
         return lambda c: output_options(c, verbose=verbose)
     if verbose:
         command = click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
-                               help="More detail on stderr (the library's debug log).")(command)
+                               help="More detail on stderr: every stage of every candidate, the library's debug "
+                               "log.")(command)
     return click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_quiet,
                         help="No progress or warnings on stderr: results and errors only.")(command)
 
@@ -66,9 +72,17 @@ def emit_json(data) -> None:
     click.echo(json.dumps(data, indent=1, sort_keys=True, default=str))
 
 
-def examples(*lines: str, note: str = "") -> str:
-    """A command's epilog: "Examples" and one command per line (click's ``\\b`` keeps the lines as written)."""
-    return "[b]Examples[/b]\n\n\b\n" + "\n".join(f"  {line}" for line in lines) + (f"\n\n{note}" if note else "")
+def examples(*lines: str, note: str = ""):
+    """A command's epilog: "Examples", one command per line as written, then ``note`` (a rich ``Text``, which
+    rich-click renders as it is instead of reflowing its lines)."""
+    from rich.text import Text  # noqa: PLC0415
+
+    text = Text("Examples\n", style="bold")
+    for line in lines:
+        text.append(f"  {line}\n", style="cyan")
+    if note:
+        text.append(f"\n{note}")
+    return text
 
 
 @click.group(context_settings=CONTEXT_SETTINGS, epilog=examples(
@@ -83,7 +97,7 @@ def examples(*lines: str, note: str = "") -> str:
 @click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_quiet,
               help="No progress or warnings on stderr: results and errors only.")
 @click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=_verbose,
-              help="More detail on stderr (the library's debug log).")
+              help="More detail on stderr: every stage of every candidate, the library's debug log.")
 def cli() -> None:
     """Turn repositories into verifiable Harbor tasks for coding agents: merged PRs and commits become task
     bundles whose oracle scores 1.0 and whose nop scores 0.0 in Docker."""

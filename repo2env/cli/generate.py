@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from rich.table import Table
 
 from repo2env.bundles.layout13 import FORMATS
-from repo2env.cli.app import cli, emit_json, err_console, examples, json_option, out_console, output_options
+from repo2env.cli.app import VERBOSE, cli, emit_json, err_console, examples, json_option, out_console, output_options
 from repo2env.core.errors import InputError
 from repo2env.core.llm import LlmConfig, parse_llm
 from repo2env.core.options import GenerateOptions, PrFilters
@@ -46,6 +46,8 @@ class RichReporter:
 
     def stage(self, message):
         self.progress.update(self.task, stage=f"{self.key}: {message}")
+        if VERBOSE:
+            self.progress.console.print(f"    {self.key}: {message}", style="dim", highlight=False)
 
     def outcome(self, key, status, reason):
         self.progress.console.print(f"  {key}: {status}" + (f" ({reason})" if reason else ""))
