@@ -19,8 +19,9 @@ def test_validate_run_labels_a_copy_and_hash_check_passes(demo_generated, tmp_pa
     out, _ = demo_generated
     task = shutil.copytree(out / "local__calc-demo-4", tmp_path / "tasks" / "local__calc-demo-4")
     assert main(["hash", str(task), "--check"]) == 0
+    assert "matches the recorded bundle_hash" in capsys.readouterr().out
     assert main(["validate", str(tmp_path / "tasks"), "--run", "--out", str(tmp_path / "checked"), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out.split("\n", 1)[1])[0]
+    report = json.loads(capsys.readouterr().out)[0]  # stdout holds the JSON document alone
     assert report["ok"] and report["controls"]["oracle"]["reward"] == 1.0 and report["controls"]["nop"]["reward"] == 0.0
     evaluation = read_task_toml(tmp_path / "checked" / "local__calc-demo-4")["metadata"]["repo2env"]["evaluation"]
     assert evaluation["stage"] == "validation" and evaluation["status"] == "verified"
