@@ -71,8 +71,8 @@ _TRAILER = re.compile(r"^\s*(?:signed-off-by|co-authored-by|reviewed-by|acked-by
 # Lines bots and squash merges add: pre-commit.ci's auto-fix commits and their "for more information" line,
 # dependency bots, and the sub-commit bullets that only update the changelog.
 _BOT_LINE = re.compile(r"pre-commit\.ci|\[bot\]|\bdependabot\b|\brenovate\b|\bauto fixes from\b|"
-                       r"^\s*[-*]\s+(?:update[sd]?|add(?:ed)?)\s+(?:the\s+)?(?:changelog|changes|news|history)"
-                       r"(?:\.\w+)?\s*$", re.I)
+                       r"^\s*[-*]\s+(?:update[sd]?|add(?:ed)?)\s+(?:the\s+)?(?:a\s+)?(?:changelog|changes|news|history)"
+                       r"(?:[./\\][\w./\\-]*)?(?:\s+(?:entry|fragment|file))?\s*$", re.I)  # also changelog.d/12.md
 _HRULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 _TASK = re.compile(r"^\s*[-*+]\s+\[[ xX]\]")
 _PYTEST_CMD = re.compile(r"\bpytest\s+(?:-k\b|tests?/)", re.I)

@@ -177,6 +177,11 @@ def test_env(monkeypatch):
     assert area(2, 2) == 4
 
 
+@pytest.mark.parametrize("checker", [area])
+def test_split(checker):
+    assert to_bytes("9 MiB", binary=True, strict=checker) == 1
+
+
 def test_match():
     with pytest.raises(ValueError, match="a number"):
         parse("y")
@@ -226,6 +231,9 @@ SAID = {
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
+    # told argument by argument, and still no test variable named
+    "test_split": "Calling `to_bytes` with `'9 MiB'`, `binary=True` and `strict=…` raises `KeyError: 'MiB'` (in "
+                  "`to_bytes` of `shapes/__init__.py`); it should return `1`.",
     # what the test changed around the call comes first: the observation holds only then
     "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: Calling `area(2, 2)` returns `3`; it "
                 "should return `4`.",

@@ -94,7 +94,10 @@ class Teller:
         if whole:
             return whole
         resolved = Substitute(bound).visit(copy_node(call))
-        args = [ast.unparse(a) for a in resolved.args] + [ast.unparse(k) for k in resolved.keywords]
+        elide = _Elide(self.helpers | self.defined)  # as in call_text: no test-only name, argument by argument too
+        args = [ast.unparse(elide.visit(a)) for a in resolved.args] + [
+            ast.unparse(elide.visit(k)) for k in resolved.keywords]
+        args = [a for a in args if a != "…"] or args
         spans = [self.code(a) for a in args]
         func = self.code(ast.unparse(resolved.func))
         if func is None or not spans or None in spans:
