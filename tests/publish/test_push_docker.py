@@ -93,7 +93,7 @@ def test_a_killed_push_resumes_to_the_same_dataset(generated, registry, tmp_path
     assert main(["push", str(killed), *args, "--dataset", f"git+file://{tmp_path}/a.git"]) == 0
     assert main(["push", str(whole), *args, "--dataset", f"git+file://{tmp_path}/b.git"]) == 0
     assert _manifest_at(tmp_path / "a.git") == _manifest_at(tmp_path / "b.git")
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["tasks", "tasks.lock"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["tasks"]  # no lock file left behind
 
 
 def test_a_task_whose_image_is_missing_fails_and_nothing_is_replaced(generated, registry, tmp_path, capsys):

@@ -398,7 +398,10 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, test_id: str, site:
         subject, error = _subject(under, teller, bound, callee), teller.error(raised)
         if subject and error:
             if site.expect_raise and site.expect_raise.split(".")[-1] != raised.split(":")[0].split(".")[-1]:
-                return f"Calling {subject} raises {error}{where}; it should raise `{site.expect_raise}`."
+                pattern = teller.code(site.expect_match) if site.expect_match and not teller.names_tests(
+                    site.expect_match) else None
+                matching = f" with a message matching {pattern}" if pattern else ""
+                return f"Calling {subject} raises {error}{where}; it should raise `{site.expect_raise}`{matching}."
             if not site.expect_raise:
                 return f"Calling {subject} raises {error}{where}; it should not raise."
     return None
