@@ -335,8 +335,9 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     the test changed the environment around the call (``failing_statement.patches``), the sentence says so first:
     what it observed holds only then."""
     teller = teller or Teller(evidence)
-    site = _site_of(text, evidence, test_id)
-    said = _sentence(text, evidence, teller, test_id, site)
+    frame = test_frame(text, evidence.test_sources)
+    site = _site_of(frame, evidence, test_id)
+    said = _sentence(text, evidence, teller, frame, site)
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
         return said
@@ -344,8 +345,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     return f"With {head}: {said}"
 
 
-def _site_of(text: str, evidence: Evidence, test_id: str) -> Site | None:
-    frame = test_frame(text, evidence.test_sources)
+def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str) -> Site | None:
     if not frame:
         return None
     tree = parse_source(evidence.test_sources[frame[0]])
@@ -354,9 +354,9 @@ def _site_of(text: str, evidence: Evidence, test_id: str) -> Site | None:
     return locate(tree, frame[1], last.split("[")[0] or None, case) if tree else None
 
 
-def _sentence(text: str, evidence: Evidence, teller: Teller, test_id: str, site: Site | None) -> str | None:
+def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, int] | None,
+              site: Site | None) -> str | None:
     message = text.split("\n", 1)[0].strip()
-    frame = test_frame(text, evidence.test_sources)
     if site is None or site.statement is None:
         return None
     bound = site.bound
