@@ -5,6 +5,7 @@ Harbor 1.0 bundle whose FAIL_TO_PASS / PASS_TO_PASS come from K container runs, 
 instruction -> environment images -> stage files -> test runs -> selection -> final files + task.toml.
 """
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -17,7 +18,7 @@ from repo2env import languages
 from repo2env.bundles.layout13 import SplitLayout
 from repo2env.bundles.stage import BundleStage
 from repo2env.changes.patches import public_signatures, touched_symbols
-from repo2env.core import gitrepo, templates
+from repo2env.core import artefacts, gitrepo, templates
 from repo2env.core.errors import BuildError, TestRunError
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import RewardCalibration, RuntimeTests, difficulty_bucket
@@ -430,6 +431,8 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
     seen = evidence(spec, selection, before)
+    artefacts.record("instruction-inputs", ".json", json.dumps(  # host-side, to re-derive the instruction offline
+        {"title": spec.title, "body": spec.body, "evidence": dataclasses.asdict(seen)}, indent=1, default=list))
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,
                             signatures=public_signatures(symbols, lambda p: gitrepo.show_file(
                                 spec.repo.path, spec.base_commit, p)),
