@@ -10,6 +10,10 @@ shipped. Printed per folder and overall: tasks, median words, the share that sta
 expectation and all three (``instructions.actionability``), and the leak audit's findings on the shipped text
 (``instructions.leak_audit``: grading test names and paths, references, SHAs, 8-token runs of the gold patch's
 source files or of the test patch). ``--show N`` prints N instructions as shipped.
+
+``--rederive`` measures, instead of the shipped text, the instruction the current code makes from the inputs
+the run kept (``<out>.logs/<task id>/instruction-inputs-1.json``: title, body, the tests' evidence), without a
+model: a change to ``instructions/`` is measured on real tasks without running Docker again.
 """
 
 import argparse
@@ -23,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from repo2env.changes.patches import is_docs_or_ci_path  # noqa: E402
 from repo2env.instructions import actionability  # noqa: E402
 from repo2env.instructions.leak_audit import AuditContext, added_lines, audit  # noqa: E402
+from repo2env.instructions.make import make_instruction  # noqa: E402
+from repo2env.instructions.observed import Evidence, observed_behaviour  # noqa: E402
 from repo2env.tasks.runtime import GRADER_RULES  # noqa: E402
 
 
@@ -30,10 +36,10 @@ def _paths(patch: str) -> list[str]:
     return sorted({line[6:].strip() for line in patch.splitlines() if line.startswith("+++ b/")})
 
 
-def measure(bundle: Path) -> dict:
-    """One bundle's figures: words and parts before/after, and the audit's findings on the shipped text."""
+def measure(bundle: Path, rederive: bool = False) -> dict:
+    """One bundle's figures: words and parts before/after, and the audit's findings on the shipped text (or,
+    with ``rederive``, on the text the current code makes from the run's kept inputs)."""
     text = (bundle / "instruction.md").read_text().replace(GRADER_RULES, "").rstrip() + "\n"
-    before = text.split("## Observed behaviour", 1)[0].rstrip() + "\n"
     test_patch = (bundle / "tests/test.patch").read_text(errors="replace")
     ids = json.loads((bundle / "tests/f2p.json").read_text())
     p2p = bundle / "tests/p2p.json"
@@ -42,6 +48,12 @@ def measure(bundle: Path) -> dict:
     sources = [p for p in _paths(gold) if not is_docs_or_ci_path(p)]  # as the pipelines audit: the fix's source
     ctx = AuditContext(test_ids=ids, hidden_paths=_paths(test_patch), test_added_lines=added_lines(test_patch),
                        gold_added_lines=added_lines(gold, sources))
+    kept = bundle.parent.with_name(bundle.parent.name + ".logs") / bundle.name / "instruction-inputs-1.json"
+    if rederive and kept.exists():
+        inputs = json.loads(kept.read_text())
+        seen = Evidence(**{k: (tuple(v) if k == "fail_to_pass" else v) for k, v in inputs["evidence"].items()})
+        text = make_instruction(inputs["title"], inputs["body"], ctx, observed_sentences=observed_behaviour(seen)).text
+    before = text.split("## Observed behaviour", 1)[0].rstrip() + "\n"
     return {"task": bundle.name, "text": text,
             "before": {"words": actionability.words(before), "states": actionability.stated(before)},
             "after": {"words": actionability.words(text), "states": actionability.stated(text)},
@@ -62,10 +74,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--show", type=int, default=0, help="print N shipped instructions")
+    parser.add_argument("--rederive", action="store_true", help="measure what the current code makes of the "
+                                                                "run's kept inputs (no Docker)")
     args = parser.parse_args(argv)
     everything = []
-    for folder in args.folders:
-        rows = [measure(b) for b in sorted(folder.iterdir()) if (b / "tests/test.patch").exists()
+    for folder in [f for f in args.folders if f.is_dir() and not f.name.endswith((".logs", ".staging", ".rejected",
+                                                                                  ".reports"))]:
+        rows = [measure(b, args.rederive) for b in sorted(folder.iterdir()) if (b / "tests/test.patch").exists()
                 and (b / "instruction.md").exists()] if folder.is_dir() else []
         everything += rows
         leaks = sum(len(r["findings"]) for r in rows)

@@ -6,7 +6,8 @@ whose image built and ran the tests, of those tried) and the top environment fai
 unchanged; and the difference with the previous finished build (tasks added, removed, changed bundle hash).
 The HTML page is static, no scripts, no network: a plain sentence on what the build did (or "Nothing new: ...;
 nothing was rebuilt."), its id, start, end and wall time, then inline SVG bar charts of yield per
-repository/pipeline and of time per task. The charts size their name column and right margin from the longest
+repository/pipeline and of time per task, and a table of where the time went by stage (``core.timings``; the
+sum over the candidates' last runs). The charts size their name column and right margin from the longest
 name and value label (``text_width``), so no text leaves the drawing. No LLM runs in a build, so ``cost_usd`` is
 0 unless one is added.
 """
@@ -19,6 +20,7 @@ from collections import Counter, defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from repo2env.core.timings import STAGES
 from repo2env.run.incremental import generate_state_path
 from repo2env.run.state import STATE_FILE, State
 
@@ -48,7 +50,9 @@ def build_report(out: Path) -> dict:
                                         "errors": 0, "wall_seconds": 0.0, "test_seconds": 0.0, "env_ok": 0,
                                         "env_tried": 0, "env_failures": Counter(), "instructions": []})
     per_task = []
+    stages: Counter = Counter()
     for row in rows:
+        stages.update(json.loads(row["timings"]) if row.get("timings") else {})
         g = groups[(row["repo"], row["pipeline"])]
         g["candidates"] += 1
         if row.get("environment"):
@@ -87,6 +91,7 @@ def build_report(out: Path) -> dict:
         "tasks": per_task, "diff": diff, "cost_usd": 0.0,
         "totals": {"candidates": len(rows), "verified": sum(g["verified"] for g in groups.values()),
                    "container_test_seconds": round(sum(g["test_seconds"] for g in groups.values()), 3)},
+        "stages": {k: round(stages[k], 3) for k in (*STAGES, *sorted(set(stages) - set(STAGES))) if k in stages},
     }
 
 
@@ -270,6 +275,15 @@ def _instructions_cell(counts: dict) -> str:
             f"of {n}")
 
 
+def _stages(stages: dict) -> str:
+    if not stages:
+        return "<p>no stage timings recorded</p>"
+    total = sum(stages.values()) or 1.0
+    rows = "".join(f'<tr><td>{html.escape(k)}</td><td class="n">{v:,.1f} s</td><td class="n">{v / total:.0%}</td></tr>'
+                   for k, v in stages.items())
+    return f"<table><tr><th>stage</th><th>wall</th><th>share</th></tr>{rows}</table>"
+
+
 def render_html(report: dict) -> str:
     """The static HTML page of ``report`` (no scripts, no network; every text from the data is escaped)."""
     esc = html.escape
@@ -310,6 +324,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px}}th{{text-align:left}}td.n{{text-al
 <h2>Per repository and pipeline</h2><table>{head}{body}</table>
 <h2>Yield (verified of candidates)</h2>{_bars(yields, top=100.0)}
 <h2>Time per verified task ({shown})</h2>{_bars(times)}
+<h2>Where the time went (all candidates' last runs, by stage)</h2>{_stages(report.get("stages") or {})}
 <h2>Since the previous build ({esc(str(report['previous_build'] or 'none'))})</h2>{_diff(report)}
 </body></html>
 """

@@ -17,6 +17,7 @@ same bundle hashes as an uninterrupted build. The exit code is 1 when a source c
 candidate ended in an error.
 """
 
+import dataclasses
 import hashlib
 import shutil
 import time
@@ -29,6 +30,7 @@ from typing import Any
 from repo2env.build.config import BuildConfig, since_until
 from repo2env.bundles.stage import staging_root
 from repo2env.core import locks
+from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
 from repo2env.pipeline import load_pipeline
@@ -261,6 +263,10 @@ def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None =
             if progress:
                 progress(0, len(units), "planned")
             if units:
+                for unit in units:  # the CPUs each candidate's runs may use side by side (core.concurrency)
+                    if unit.options.parallel_runs is None:
+                        unit.options = dataclasses.replace(unit.options,
+                                                           parallel_runs=default_workers(jobs or config.jobs))
                 run_units(make_executor(executor, jobs or config.jobs), units, state, build_id, summary, progress)
             summary.wall_seconds = round(time.monotonic() - started, 3)
             counts = dict(summary.outcomes, unchanged=summary.unchanged, candidates=summary.candidates)

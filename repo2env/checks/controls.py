@@ -13,7 +13,7 @@ import docker.errors
 
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
-from repo2env.core import artefacts
+from repo2env.core import artefacts, concurrency, timings
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import Evaluation
 from repo2env.core.outcomes import EvaluationStatus, SkipReason
@@ -64,18 +64,28 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
 
 
 def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
-                 verifier_timeout_sec: float, expected_nop: float = 0.0) -> list[ControlResult]:
+                 verifier_timeout_sec: float, expected_nop: float = 0.0, workers: int = 1) -> list[ControlResult]:
     """Build the bundle's environment and run the oracle (must score 1.0) and the nop (must score
     ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one). A task whose verifier
-    runs in its own container (schema 1.3) is run by ``separate_verifier.SeparateTrial``."""
-    expected = {"oracle": 1.0, "nop": expected_nop}
+    runs in its own container (schema 1.3) is run by ``separate_verifier.SeparateTrial``. ``workers``: with 2,
+    the two run side by side, each in its own fresh container (``core.concurrency``)."""
+    with timings.stage("controls"):
+        return _run_controls(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec,
+                             expected={"oracle": 1.0, "nop": expected_nop}, workers=workers)
+
+
+def _run_controls(client, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
+                  expected: dict, workers: int) -> list[ControlResult]:
     config = read_task_toml(bundle)
     if verifier_mode(config) == "separate":
         trial = SeparateTrial(client, bundle, config, task_id)
-        return [trial.run(name, expected[name], verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
-    image = environment_image(client, bundle / "environment", task_id)
-    return [run_control(client, bundle, image, name, expected[name], verifier_timeout_sec=verifier_timeout_sec)
-            for name in CONTROLS]
+        calls = [lambda n=name: trial.run(n, expected[n], verifier_timeout_sec=verifier_timeout_sec)
+                 for name in CONTROLS]
+    else:
+        image = environment_image(client, bundle / "environment", task_id)
+        calls = [lambda n=name: run_control(client, bundle, image, n, expected[n],
+                                            verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
+    return concurrency.run_all(calls, workers)
 
 
 def evaluation_from(results: list[ControlResult], bundle_hash: str,

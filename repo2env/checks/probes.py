@@ -34,6 +34,7 @@ import docker
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.controls import run_control, task_caps
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
+from repo2env.core import concurrency, timings
 from repo2env.core.metadata import ProbeRecord
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
@@ -208,19 +209,21 @@ def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
 
 
 def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
-               baseline: float = 0.0, only: tuple[str, ...] | None = None) -> list[ProbeResult]:
-    """Run every applicable probe on ``bundle`` (module docstring); engine errors are reported per probe."""
+               baseline: float = 0.0, only: tuple[str, ...] | None = None, workers: int = 1) -> list[ProbeResult]:
+    """Run every applicable probe on ``bundle`` (module docstring), each in its own fresh container, up to
+    ``workers`` side by side (``core.concurrency``); engine errors are reported per probe. Results in
+    ``PROBES`` order."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
-    results = []
     try:
         stage_material(bundle, material)
         separate = verifier_mode(config) == "separate"
         trial = SeparateTrial(client, bundle, config, task_id) if separate else None
         image = trial.agent_image if separate else environment_image(client, bundle / "environment", task_id)
         user = trial.agent_user if separate else str((config.get("agent") or {}).get("user") or "root")
-        for probe in probes:
+
+        def one(probe: Probe) -> ProbeResult:
             limit = 1.0 if probe.honest else (0.0 if probe.check else baseline)
             sink: dict = {}
             act = _acts(bundle, material, probe, user, 900, sink)
@@ -229,22 +232,20 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                     with TaskContainer(client, image, extra_hosts=egress_hosts(bundle), **task_caps(bundle)) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
-                    results.append(ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300]))
-                    continue
+                    return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])
                 reward, detail = _check_result(probe, sink)
-                results.append(ProbeResult(probe.name, probe.kind, reward, limit, detail=detail,
-                                           error=None if reward is not None else detail))
-                continue
+                return ProbeResult(probe.name, probe.kind, reward, limit, detail=detail,
+                                   error=None if reward is not None else detail)
             if separate:
                 got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act)
             else:
                 got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
                                   act=act)
-            results.append(ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest,
-                                       error=got.error))
+            return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
+
+        return concurrency.run_all([lambda p=probe: one(p) for probe in probes], workers)
     finally:
         shutil.rmtree(material, ignore_errors=True)
-    return results
 
 
 def failed_probe(results: list[ProbeResult]) -> ProbeResult | None:
@@ -259,10 +260,12 @@ def evidence(results: list[ProbeResult]) -> dict:
 
 
 def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_timeout_sec: float,
-                baseline: float) -> tuple:
+                baseline: float, workers: int = 1) -> tuple:
     """Run the probes on a bundle whose controls passed; the evaluation gains their evidence, and a probe that
     broke the task makes it ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
-    results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline)
+    with timings.stage("probes"):
+        results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline,
+                             workers=workers)
     bad = failed_probe(results)
     update = {"probes": [ProbeRecord(**r.record()) for r in results]}
     reason = None

@@ -30,6 +30,7 @@ from repo2env.bundles.find import find_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.layout13 import CONTRACT
 from repo2env.checks.separate_verifier import artifact_sources, verifier_mode
+from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import InputError
 from repo2env.core.metadata import json_schema
 
@@ -205,9 +206,11 @@ def validate_static(root: Path) -> list[TaskReport]:
     return [static_report(task) for task in find_tasks(root)]
 
 
-def run_report(client, report: TaskReport, *, label: Path | None, probes: bool = False) -> TaskReport:
+def run_report(client, report: TaskReport, *, label: Path | None, probes: bool = False,
+               workers: int = 1) -> TaskReport:
     """Run the controls of one statically valid task; write the label into ``label`` (a task directory: the
-    original for --in-place, a copy for --out) when given."""
+    original for --in-place, a copy for --out) when given. ``workers``: its container runs side by side
+    (``core.concurrency``)."""
     from repo2env.bundles.task_toml import set_labels
     from repo2env.checks.controls import evaluation_from, run_controls  # Docker only when --run
 
@@ -216,7 +219,8 @@ def run_report(client, report: TaskReport, *, label: Path | None, probes: bool =
     r2e = config.get("metadata", {}).get("repo2env", {})
     expected_nop = float((r2e.get("reward_calibration") or {}).get("baseline_reward") or 0.0)
     timeout = float((config.get("verifier") or {}).get("timeout_sec") or 600)
-    results = run_controls(client, task, task.name, verifier_timeout_sec=timeout, expected_nop=expected_nop)
+    results = run_controls(client, task, task.name, verifier_timeout_sec=timeout, expected_nop=expected_nop,
+                           workers=workers)
     evaluation, reason = evaluation_from(results, report.bundle_hash, stage="validation")
     report.controls = {r.name: {"reward": r.reward, "expected": r.expected, "error": r.error} for r in results}
     if reason is not None:
@@ -226,7 +230,7 @@ def run_report(client, report: TaskReport, *, label: Path | None, probes: bool =
         from repo2env.checks.probes import with_probes
 
         evaluation, probe_reason = with_probes(client, task, task.name, evaluation, verifier_timeout_sec=timeout,
-                                               baseline=expected_nop)
+                                               baseline=expected_nop, workers=workers)
         report.probes = [p.model_dump() for p in evaluation.probes or []]
         if probe_reason is not None:
             report.error("probes", f"{probe_reason}: the task can be scored without solving it")
@@ -272,7 +276,7 @@ def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | No
         elif in_place:
             label = task
         try:
-            return run_report(client, report, label=label, probes=probes)
+            return run_report(client, report, label=label, probes=probes, workers=default_workers(jobs))
         except R2EError as exc:
             return _control_error(report, label, str(exc))
 

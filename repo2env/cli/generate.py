@@ -5,6 +5,7 @@ and the run summary."""
 import re
 import statistics
 import sys
+import threading
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,19 +30,24 @@ from repo2env.tasks.options import describe as describe_options
 
 
 class RichReporter:
-    """Draws generate's progress: one bar over candidates, the current stage as text."""
+    """Draws generate's progress: one bar over candidates, the current stage as text (with ``--jobs``, each
+    worker thread's stage names its own candidate)."""
 
     def __init__(self, progress: Progress):
         self.progress = progress
         self.task = None
-        self.key = ""
+        self._keys: dict[int, str] = {}  # thread -> the candidate it builds
+
+    @property
+    def key(self) -> str:
+        return self._keys.get(threading.get_ident(), "")
 
     def start(self, total, repo):
         self.progress.start()  # only once the input is known to be good: errors print without a bar
         self.task = self.progress.add_task(repo, total=total, stage="")
 
     def candidate(self, index, key):
-        self.key = key
+        self._keys[threading.get_ident()] = key
         self.progress.update(self.task, stage=key)
 
     def stage(self, message):
@@ -151,6 +157,9 @@ def _print_summary(summary: Summary, out: Path) -> None:
         tried = sum(summary.environments.values())
         table.add_row("environments", f"{summary.environments['ok']} of {tried} base commits built and ran the tests")
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
+    spent = {k: v for k, v in summary.stages.items() if v >= 0.05}
+    if spent:
+        table.add_row("time by stage", ", ".join(f"{k} {v:.1f} s" for k, v in spent.items()))
     if summary.verified:
         table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
     out_console.print(table)
@@ -222,6 +231,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               help="Test runs without the fix (flakiness check).")
 @click.option("--runs-after", type=click.IntRange(min=1), default=3, show_default=True, panel=TESTS,
               help="Test runs with the fix (K).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, panel=TESTS,
+              help="Candidates built at a time (each needs about one CPU and its containers' memory).")
 @click.option("--whole-suite", is_flag=True, panel=TESTS,
               help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
 @click.option("--probes/--no-probes", default=True, show_default=True, panel=TESTS,
@@ -257,7 +268,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
                  keep_rejected, as_json, limit, since, until, prs, branch, max_source_files, include_drafts, include_bots, labels,
                  exclude_labels, github_url, max_rate_wait, runs_before, runs_after, whole_suite, probes,
                  env_config, cache_dir, setup_llm, setup_llm_budget_usd, setup_llm_attempts, llm, llm_budget_usd,
-                 llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price, min_actionability) -> None:
+                 llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price, min_actionability,
+                 jobs) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -293,7 +305,7 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
     progress = Progress(*columns, console=err_console, transient=False)
     try:
-        summary = generate(pipeline_name, source, options, RichReporter(progress))
+        summary = generate(pipeline_name, source, options, RichReporter(progress), jobs=jobs)
     finally:
         progress.stop()
     if as_json:

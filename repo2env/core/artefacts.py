@@ -22,11 +22,13 @@ class Artefacts:
     def __init__(self, folder: Path, keep_rejected: bool = False):
         self.folder, self.keep_rejected = folder, keep_rejected
         self._count: dict[str, int] = {}
+        self._lock = threading.Lock()  # runs of one candidate may record side by side (core.concurrency)
 
     def name(self, stem: str) -> str:
         """``stem-N`` for the N-th artefact of that stem (from 1)."""
-        self._count[stem] = self._count.get(stem, 0) + 1
-        return f"{stem}-{self._count[stem]}"
+        with self._lock:
+            self._count[stem] = self._count.get(stem, 0) + 1
+            return f"{stem}-{self._count[stem]}"
 
     def write(self, name: str, data: str | bytes) -> Path:
         """Write ``data`` as ``name`` in the folder (created on first use). Returns the file."""
@@ -68,6 +70,16 @@ def record_group(stem: str, files: dict[str, str | bytes | None]) -> None:
         for suffix, data in files.items():
             if data is not None:
                 sink.write(base + suffix, data)
+
+
+@contextmanager
+def sharing(sink: Artefacts | None):
+    """Make another thread's ``sink`` this thread's for the duration (a worker of ``core.concurrency``)."""
+    previous, _local.sink = current(), sink
+    try:
+        yield sink
+    finally:
+        _local.sink = previous
 
 
 @contextmanager

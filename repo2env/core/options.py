@@ -43,7 +43,10 @@ class GenerateOptions:
     whatever the state recorded (``run.incremental``); ``repo_name``: ``owner/name`` that names the repository
     in task ids and metadata (default: the ``origin`` remote's, else ``local/<folder>``); ``dataset_name``: the
     ``org`` of each task's ``[task] name`` (``<dataset_name>/<task id>``; default ``default``); ``keep_rejected``:
-    keep every bundle staged and then thrown away in the candidate's artefacts (``core.artefacts``)."""
+    keep every bundle staged and then thrown away in the candidate's artefacts (``core.artefacts``);
+    ``parallel_runs``: a candidate's container runs (its test runs, then its oracle and nop) side by side, at
+    most this many (``core.concurrency``; None: ``default_workers``; 1: one after the other). It shapes no task:
+    the fingerprint leaves it out."""
 
     out: Path
     limit: int | None = None
@@ -72,6 +75,7 @@ class GenerateOptions:
     repo_name: str | None = None
     dataset_name: str | None = None
     keep_rejected: bool = False
+    parallel_runs: int | None = None
 
 
 @dataclass

@@ -181,6 +181,7 @@ class LedgerEntry(Record):
     environment: Literal["ok", "failed"] | None = None  # the ladder's verdict; None: no environment was tried
     instruction: dict | None = None  # {"words", "states", "observed"} of a task that got an instruction
     logs: str | None = None  # the candidate's artefact folder (``core.artefacts``), when it recorded any
+    timings: dict[str, float] | None = None  # wall seconds per stage (``core.timings``), they add up to ``seconds``
 
 
 class RepoEnvConfig(Record):
@@ -259,3 +260,4 @@ class CandidateOutcome:
     environment: str | None = None  # "ok" / "failed" (``BuildContext.environment``); None: not tried
     instruction: dict | None = None  # ``BuildContext.instruction``
     logs: str | None = None  # ``<out>.logs/<task id>/`` when the candidate recorded artefacts
+    timings: dict | None = None  # wall seconds per stage (``core.timings.Stopwatch.record``)

@@ -17,6 +17,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from repo2env.core import timings
 from repo2env.core.errors import DockerUnavailable
 from repo2env.core.limits import MEMORY_MB  # a runaway test suite must not take the machine down
 
@@ -78,19 +79,21 @@ class TaskContainer:
 
     def __enter__(self) -> "TaskContainer":
         # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
-        self.container = self.client.containers.create(
-            self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
-            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
-            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
-            **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
-            **({} if self.network else {"network_mode": "none"}))
-        self.container.start()
+        with timings.stage("container start"):
+            self.container = self.client.containers.create(
+                self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
+                extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
+                mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+                **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
+                **({} if self.network else {"network_mode": "none"}))
+            self.container.start()
         return self
 
     def __exit__(self, *exc) -> None:
         if self.container is not None:
             try:
-                self.container.remove(force=True)
+                with timings.stage("container stop"):
+                    self.container.remove(force=True)
             except Exception:  # the engine may be gone; the error that got us here is the one to report
                 pass
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from repo2env.core import artefacts, gitrepo, templates
+from repo2env.core import artefacts, gitrepo, templates, timings
 from repo2env.core.errors import BuildError, DockerUnavailable
 from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoRef
 from repo2env.environment import image_uses
@@ -101,8 +101,9 @@ def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: 
         labels = labels or image_labels("other")
         kind = labels.get(LABEL_TOOL, "other")
         try:
-            _, log = client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False,
-                                         timeout=timeout_sec, labels=labels)
+            with timings.stage("image build"):
+                _, log = client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False,
+                                             timeout=timeout_sec, labels=labels)
             artefacts.record(f"image-{kind}", ".log", f"# {tag}\n" + "".join(
                 chunk.get("stream", "") or chunk.get("error", "") for chunk in log))
         except docker.errors.BuildError as exc:

@@ -5,7 +5,8 @@ happen (SWE-bench Verified's annotators' question "is the issue well specified?"
 
 * ``input``: a code span that calls with arguments or holds a value (`` `area(2, 3)` ``, `` `"1 kB"` ``,
   `` `timeout=2` ``; not `` `f(…)` ``, whose arguments are not told) or is an import (`` `from pkg import x` ``),
-  or words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of");
+  or words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of", "is passed
+  to", "without specifying", "when the variable holds only ...");
 * ``behaviour``: what happens: an exception name, or raises/returns/gives/fails/crashes/hangs/ignores/...;
 * ``expectation``: what should happen: should/expected/instead/must/rather than/ought to/supposed to/...
 
@@ -20,7 +21,10 @@ PARTS = ("input", "behaviour", "expectation")
 _CODE = re.compile(r"`([^`\n]+)`")
 _INPUT_WORDS = re.compile(r"\b(when (?:i|you|we|one|a user) (?:call|pass|run|use|give|load|parse|read|open|send)|"
                           r"passing|given|for (?:the |an? )?input|with (?:an?|the) \w+ (?:of|set to)|"
-                          r"e\.g\.|for example|such as)\b", re.IGNORECASE)
+                          r"e\.g\.|for example|such as|(?:is|are) passed (?:to|as|in)|"
+                          r"without (?:specifying|passing|giving|an explicit)|"
+                          r"when (?:an?|the|its|their) [\w-]+(?: [\w-]+){0,3} (?:is|are|holds?|contains?|has|have|"
+                          r"equals?|lacks?) (?=\w))\b", re.IGNORECASE)
 _BEHAVIOUR = re.compile(r"\b(raise[sd]?|raising|return(?:s|ed|ing)?|gives?|gave|produces?|produced|fails?|failed|"
                         r"failing|crash(?:es|ed)?|hangs?|hung|ignores?|ignored|loses?|lost|prints?|printed|"
                         r"outputs?|breaks?|broken|errors?|exception|traceback|incorrect(?:ly)?|wrong(?:ly)?|"

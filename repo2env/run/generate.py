@@ -14,8 +14,10 @@ is removed when it ends.
 
 import dataclasses
 import shutil
+import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +32,8 @@ from repo2env.bundles.stage import remove_tree, staging_root
 from repo2env.bundles.task_toml import set_labels, set_task_name
 from repo2env.checks.controls import evaluation_from, run_controls
 from repo2env.checks.probes import with_probes
-from repo2env.core import artefacts, locks
+from repo2env.core import artefacts, locks, timings
+from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from repo2env.core.options import BuildContext, GenerateOptions
 from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
@@ -91,6 +94,7 @@ class Summary:
     instructions: list = field(default_factory=list)  # {"words", "states", "observed"} per verified task
     empty_hint: str | None = None
     unchanged: list[str] = field(default_factory=list)  # keys whose recorded outcome was kept (no --force)
+    stages: Counter = field(default_factory=Counter)  # stage -> wall seconds over the candidates run
 
     def as_dict(self) -> dict:
         """The summary as JSON-ready data (``generate --json``)."""
@@ -98,6 +102,7 @@ class Summary:
         data["empty_hint"] = self.empty_hint if self.candidates == 0 else None
         data["skipped"], data["rejected"] = dict(self.skipped), dict(self.rejected)
         data["environments"] = dict(self.environments)
+        data["stages"] = {k: round(v, 3) for k, v in self.stages.items()}
         data["timings"] = [t.__dict__ for t in self.timings]
         return data
 
@@ -140,14 +145,14 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
         digest = bundle_hash(bundle)
         results = draft.controls if draft.controls is not None else run_controls(
             client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec,
-            expected_nop=draft.expected_nop)
+            expected_nop=draft.expected_nop, workers=options.parallel_runs or 1)
         evaluation, reason = evaluation_from(results, digest)
         reason = reason.value if reason is not None else None
         if reason is None and options.probes and draft.controls is None:
             reporter.stage("adversarial probes")
             evaluation, reason = with_probes(client, bundle, draft.task_id, evaluation,
                                              verifier_timeout_sec=draft.verifier_timeout_sec,
-                                             baseline=draft.expected_nop)
+                                             baseline=draft.expected_nop, workers=options.parallel_runs or 1)
         set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
     except BaseException:
         draft.stage.discard()  # never leave a half-labelled bundle behind, even on Ctrl-C
@@ -293,11 +298,15 @@ def _why_run(state: State | None, pipeline, repo: str, key: str, options: Genera
     return "its inputs changed since the last run (the change, the options or this repository's environment config)"
 
 
-def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None) -> Summary:
-    """Run ``pipeline_name`` on ``source``. Raises ``InputError`` for bad input (before any work) and
+def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None,
+             jobs: int = 1) -> Summary:
+    """Run ``pipeline_name`` on ``source``, ``jobs`` candidates at a time (threads, one Docker client each; an
+    image two candidates need is built once, ``environment.images``' per-tag locks). Raises ``InputError`` for bad input (before any work) and
     ``DockerUnavailable`` when the engine is unreachable; per-candidate failures are recorded and the run goes on."""
     reporter = reporter or SilentReporter()
     started = time.monotonic()
+    if options.parallel_runs is None:
+        options = dataclasses.replace(options, parallel_runs=default_workers(jobs))
     pipeline = load_pipeline(pipeline_name)
     _check_format(pipeline, pipeline_name, options)
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
@@ -313,7 +322,7 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     set_dataset(options.out)
     try:
         remove_leftovers(client)
-        return _run(pipeline, plan, client, options, reporter, started, synthesizer)
+        return _run(pipeline, plan, client, options, reporter, started, synthesizer, jobs)
     except requests.exceptions.ConnectionError:
         raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
                                 "`bash scripts/setup_docker.sh`), then run the same command again") from None
@@ -362,7 +371,8 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
     outcome = CandidateOutcome(key=key, task_id=task_id, status="error")
     ctx = BuildContext(client=client, options=options, report=reporter.stage, synthesizer=synthesizer,
                        env_memory=env_memory(options), setup_agent=setup_agent(options))
-    with artefacts.collecting(logs_root(options.out) / task_id, options.keep_rejected) as sink:
+    with artefacts.collecting(logs_root(options.out) / task_id, options.keep_rejected) as sink, \
+            timings.measuring() as watch:
         try:
             result = pipeline.build(repo, candidate, ctx)
             if isinstance(result, Skip):
@@ -375,6 +385,7 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
         except (R2EError, docker.errors.DockerException) as exc:
             outcome.status, outcome.reason, outcome.detail = "error", type(exc).__name__, str(exc)[:500]
     outcome.logs = str(sink.folder) if sink.folder.is_dir() else None
+    outcome.timings = watch.record()
     outcome.environment, outcome.instruction = ctx.environment, ctx.instruction
     if outcome.status != "verified":
         _drop_stale(options.out, task_id)
@@ -383,16 +394,27 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
 
 
 def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, started: float,
-         synthesizer: Synthesizer | None = None) -> Summary:
+         synthesizer: Synthesizer | None = None, jobs: int = 1) -> Summary:
     ledger_file = ledger.ledger_path(options.out)
     run_id = datetime.now(UTC).replace(microsecond=0).isoformat()
     summary = Summary(repo=plan.repo.slug, candidates=len(plan.candidates), empty_hint=plan.empty_hint)
     reporter.start(len(plan.candidates), plan.repo.slug)
     with State(generate_state_path(options.out)) as state:
         state.start_build(run_id, None)
-        for index, candidate in enumerate(plan.candidates):
-            _one(pipeline, plan, index, candidate, client, options, reporter, synthesizer, state, run_id,
-                 ledger_file, summary)
+
+        def record(got: CandidateOutcome, candidate) -> None:
+            _record(pipeline, plan, candidate, got, options, state, run_id, ledger_file, summary)
+            reporter.outcome(got.key, got.status, got.reason)
+
+        todo = [(i, c) for i, c in enumerate(plan.candidates)
+                if not _unchanged(pipeline, plan, i, c, options, reporter, state, summary)]
+        if jobs <= 1 or len(todo) <= 1:
+            for index, candidate in todo:
+                reporter.candidate(index, pipeline.candidate_key(candidate))
+                record(build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer),
+                       candidate)
+        else:
+            _in_parallel(pipeline, plan, todo, options, reporter, synthesizer, jobs, record)
         summary.wall_seconds = time.monotonic() - started
         state.finish_build(run_id, round(summary.wall_seconds, 3), {
             "verified": len(summary.verified), "skipped": sum(summary.skipped.values()),
@@ -408,24 +430,50 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     return summary
 
 
-def _one(pipeline, plan, index, candidate, client, options, reporter, synthesizer, state, run_id, ledger_file,
-         summary: Summary) -> None:
-    """One candidate of a generate run: kept from the state when unchanged, else built; recorded in the state and
-    the ledger, counted in ``summary``."""
+def _unchanged(pipeline, plan, index, candidate, options, reporter, state: State, summary: Summary) -> bool:
+    """True when the state holds this candidate's outcome for its very inputs (counted in ``summary``)."""
     key = pipeline.candidate_key(candidate)
-    reporter.candidate(index, key)
     kept = _kept(state, pipeline, plan.repo.slug, key, candidate, options)
-    if kept is not None:
-        summary.unchanged.append(key)
-        if kept["status"] == "verified":
-            summary.verified.append(kept["task_id"])
-        elif kept["status"] == "skipped":
-            summary.skipped[kept["reason"]] += 1
-        else:
-            summary.rejected[kept["reason"]] += 1
-        reporter.outcome(key, f"unchanged ({kept['status']})", kept["reason"])
-        return
-    got = build_candidate(pipeline, plan.repo, candidate, client, options, reporter, synthesizer)
+    if kept is None:
+        return False
+    reporter.candidate(index, key)
+    summary.unchanged.append(key)
+    if kept["status"] == "verified":
+        summary.verified.append(kept["task_id"])
+    elif kept["status"] == "skipped":
+        summary.skipped[kept["reason"]] += 1
+    else:
+        summary.rejected[kept["reason"]] += 1
+    reporter.outcome(key, f"unchanged ({kept['status']})", kept["reason"])
+    return True
+
+
+def _in_parallel(pipeline, plan, todo: list, options, reporter, synthesizer, jobs: int, record) -> None:
+    """Build ``todo`` (``(index, candidate)``) on ``jobs`` threads, one Docker client each; ``record`` runs on
+    this thread as each completes (the state and the ledger are written from one thread). An engine failure
+    (``DockerUnavailable``, ``FatalSourceError``) cancels what has not started and propagates."""
+    local = threading.local()
+
+    def one(index, candidate) -> CandidateOutcome:
+        if getattr(local, "client", None) is None:
+            local.client = docker_client()
+        reporter.candidate(index, pipeline.candidate_key(candidate))
+        return build_candidate(pipeline, plan.repo, candidate, local.client, options, reporter, synthesizer)
+
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="r2e-generate") as pool:
+        futures = {pool.submit(one, i, c): c for i, c in todo}
+        try:
+            for future in as_completed(futures):
+                record(future.result(), futures[future])
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _record(pipeline, plan, candidate, got: CandidateOutcome, options, state: State, run_id: str, ledger_file,
+            summary: Summary) -> None:
+    """Record one built candidate in the state and the ledger; count it in ``summary``."""
     if got.status == "skipped":
         summary.skipped[got.reason] += 1
     elif got.status == "error":
@@ -439,13 +487,14 @@ def _one(pipeline, plan, index, candidate, client, options, reporter, synthesize
     entry = LedgerEntry(run_id=run_id, candidate=got.key, pipeline=pipeline.name, repo=plan.repo.slug,
                         task_id=got.task_id, status=got.status, reason=got.reason, detail=got.detail,
                         bundle_hash=got.bundle_hash, seconds=got.seconds, recorded_at=datetime.now(UTC),
-                        environment=got.environment, instruction=got.instruction, logs=got.logs)
+                        environment=got.environment, instruction=got.instruction, logs=got.logs,
+                        timings=got.timings)
     if got.status == "verified" and got.instruction:
         summary.instructions.append(got.instruction)
     if got.environment:
         summary.environments[got.environment] += 1
+    summary.stages.update(got.timings or {})
     ledger.append(ledger_file, entry)
     state.record(outcome_row(plan.repo.slug, pipeline.name, fingerprint(pipeline, candidate, options,
                                                                      plan.repo.slug), got,
                              run_id))
-    reporter.outcome(got.key, got.status, got.reason)

@@ -5,7 +5,8 @@ Tables:
 * ``candidates``: one row per (repo, pipeline, key) — the candidate's input ``fingerprint`` and its last outcome
   (``status`` verified / rejected / skipped / error, ``reason``, ``detail``, ``task_id``, ``bundle_hash``,
   ``seconds``, ``test_seconds``, ``build_id``, ``environment`` ok / failed / NULL when none was tried,
-  ``instruction`` JSON ``{"words", "states", "observed"}`` of the instruction made).
+  ``instruction`` JSON ``{"words", "states", "observed"}`` of the instruction made, ``timings`` JSON
+  ``{stage: seconds}``, ``core.timings``).
 * ``environments``: the environment memory (``environment.memory``). A row is written in one transaction after the bundle is in place,
   so a killed build loses at most the candidates that were running; they run again and publish the same bundle.
 * ``sources``: per (repo, pipeline) and build, whether planning worked (``ok`` or the error).
@@ -25,6 +26,7 @@ CREATE TABLE IF NOT EXISTS candidates (
   repo TEXT NOT NULL, pipeline TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   task_id TEXT, status TEXT NOT NULL, reason TEXT, detail TEXT, bundle_hash TEXT,
   seconds REAL, test_seconds REAL, build_id TEXT, updated_at TEXT, environment TEXT, instruction TEXT,
+  timings TEXT,
   PRIMARY KEY (repo, pipeline, key));
 CREATE TABLE IF NOT EXISTS sources (
   build_id TEXT NOT NULL, repo TEXT NOT NULL, pipeline TEXT NOT NULL, status TEXT NOT NULL, detail TEXT,
@@ -36,7 +38,7 @@ CREATE TABLE IF NOT EXISTS builds (
 STATE_FILE = "state.sqlite"  # the state database's name in a dataset folder
 FINAL = ("verified", "rejected", "skipped")  # outcomes a re-run keeps; errors are tried again
 COLUMNS = ("repo", "pipeline", "key", "fingerprint", "task_id", "status", "reason", "detail", "bundle_hash",
-           "seconds", "test_seconds", "build_id", "updated_at", "environment", "instruction")
+           "seconds", "test_seconds", "build_id", "updated_at", "environment", "instruction", "timings")
 
 
 def outcome_row(repo: str, pipeline: str, fingerprint: str, got, build_id: str) -> dict:
@@ -45,7 +47,8 @@ def outcome_row(repo: str, pipeline: str, fingerprint: str, got, build_id: str) 
             "task_id": got.task_id, "status": got.status, "reason": got.reason, "detail": got.detail,
             "bundle_hash": got.bundle_hash, "seconds": got.seconds, "test_seconds": got.test_seconds,
             "build_id": build_id, "environment": got.environment,
-            "instruction": json.dumps(got.instruction, sort_keys=True) if got.instruction else None}
+            "instruction": json.dumps(got.instruction, sort_keys=True) if got.instruction else None,
+            "timings": json.dumps(got.timings) if got.timings else None}
 
 
 def _now() -> str:
@@ -63,7 +66,7 @@ class State:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
             have = {row[1] for row in self.db.execute("PRAGMA table_info(candidates)")}
-            for column in ("environment", "instruction"):  # a database of an older repo2rlenv
+            for column in ("environment", "instruction", "timings"):  # a database of an older repo2rlenv
                 if column not in have:
                     self.db.execute(f"ALTER TABLE candidates ADD COLUMN {column} TEXT")
             self.db.execute(f"SELECT {','.join(COLUMNS)} FROM candidates LIMIT 1").fetchall()

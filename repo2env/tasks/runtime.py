@@ -18,7 +18,7 @@ from repo2env import languages
 from repo2env.bundles.layout13 import SplitLayout
 from repo2env.bundles.stage import BundleStage
 from repo2env.changes.patches import public_signatures, touched_symbols
-from repo2env.core import artefacts, gitrepo, templates
+from repo2env.core import artefacts, concurrency, gitrepo, templates, timings
 from repo2env.core.errors import BuildError, TestRunError
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import RewardCalibration, RuntimeTests, difficulty_bucket
@@ -199,14 +199,31 @@ def caps(ctx: BuildContext, repo: RepoRef) -> dict:
 
 def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
           hosts: dict[str, str], repo: RepoRef) -> tuple[list[TestRun], list[TestRun]]:
+    """The runs before and after the fix: ``runs_before``/``runs_after`` of them, each in a fresh container, up
+    to ``parallel_runs`` side by side (``core.concurrency``). One of each comes first, and the gate is adaptive:
+    when that pair leaves no FAIL_TO_PASS candidate, no further run can make one (a FAIL_TO_PASS test fails in
+    every run before and passes in every run after, ``environment.selection``), so the rest are not run; a task
+    that is kept has had every run."""
     opts = ctx.options
     limits = caps(ctx, repo)
     before, after = [], []
-    for label, count, runs in (("before", opts.runs_before, before), ("after", opts.runs_after, after)):
-        for i in range(count):
-            ctx.report(f"tests {label} the fix ({i + 1}/{count})")
-            runs.append(run_tests(ctx.client, image, stage.root, label, language=language, extra_hosts=hosts,
-                                  timeout_sec=RUN_TIMEOUT_SEC, **limits))
+
+    def run(label: str):
+        return lambda: run_tests(ctx.client, image, stage.root, label, language=language, extra_hosts=hosts,
+                                 timeout_sec=RUN_TIMEOUT_SEC, **limits)
+
+    first = ["before", "after"]
+    rest = ["before"] * (opts.runs_before - 1) + ["after"] * (opts.runs_after - 1)
+    total = opts.runs_before + opts.runs_after
+    for labels in (first, rest):
+        if not labels or (before and after and not select_tests(before, after).fail_to_pass):
+            break
+        done = len(before) + len(after)
+        ctx.report(f"tests before and after the fix (runs {done + 1}-{done + len(labels)} of {total})")
+        with timings.stage("test runs"):
+            results = concurrency.run_all([run(label) for label in labels], opts.parallel_runs or 1)
+        for label, result in zip(labels, results):
+            (before if label == "before" else after).append(result)
     return before, after
 
 
@@ -379,10 +396,11 @@ def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage
     env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
     hosts, limits = egress_hosts(stage.root), caps(ctx, spec.repo)
     try:
-        before = run_tests(ctx.client, env_image, stage.root, "before", language=language, extra_hosts=hosts,
-                           timeout_sec=RUN_TIMEOUT_SEC, **limits)
-        after = run_tests(ctx.client, env_image, stage.root, "after", language=language, extra_hosts=hosts,
-                          timeout_sec=RUN_TIMEOUT_SEC, **limits)
+        with timings.stage("test runs"):
+            before, after = concurrency.run_all([
+                lambda label=label: run_tests(ctx.client, env_image, stage.root, label, language=language,
+                                              extra_hosts=hosts, timeout_sec=RUN_TIMEOUT_SEC, **limits)
+                for label in ("before", "after")], ctx.options.parallel_runs or 1)
     except (TestRunError, PatchDoesNotApply, docker.errors.ContainerError):
         _write_config(stage, config)
         return None

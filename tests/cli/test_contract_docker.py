@@ -88,18 +88,27 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
 
 
 def test_logs_and_kept_bundles_of_a_candidate(docker_client, demo_repo, tmp_path, capsys):
-    """#5 verifies: its folder holds every image build log, every test run's output and JUnit XML and both
-    control transcripts; #3 is skipped (no_fail_to_pass) after its bundle was staged: --keep-rejected keeps it."""
+    """#5 verifies: its folder holds every image build log, every test run's output and JUnit XML, both control
+    transcripts and the instruction's inputs; #3 is skipped (no_fail_to_pass) after its bundle was staged:
+    --keep-rejected keeps it, and its first pair of runs left no FAIL_TO_PASS candidate, so no more ran. Built two
+    at a time (--jobs 2), each candidate's ledger line says where its time went."""
     out = tmp_path / "tasks"
     code, stdout, err = run(capsys, "generate", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(out),
-                            "--pr", "5", "--pr", "3", "--no-probes", "--runs-after", "1", "--keep-rejected", "--json")
+                            "--pr", "5", "--pr", "3", "--no-probes", "--runs-after", "2", "--keep-rejected", "--json",
+                            "--jobs", "2")
     assert code == 0, err
     assert json.loads(stdout)["skipped"] == {"no_fail_to_pass": 1}
     logs = tmp_path / "tasks.logs"
     verified = {p.name for p in (logs / TASK).iterdir()}
     assert {"tests-before-1.log", "tests-before-1.junit.xml", "tests-before-1.json", "tests-before-2.log",
-            "tests-after-1.log", "control-oracle-1.log", "control-nop-1.log"} <= verified, verified
-    assert any(name.startswith("image-bundle-") for name in verified)
+            "tests-after-1.log", "tests-after-2.log", "control-oracle-1.log", "control-nop-1.log",
+            "instruction-inputs-1.json"} <= verified, verified
+    inputs = json.loads((logs / TASK / "instruction-inputs-1.json").read_text())
+    assert inputs["evidence"]["fail_to_pass"] and "No module named 'calc.text'" in json.dumps(
+        inputs["evidence"]["import_errors"])
+    skipped = {p.name for p in (logs / "local__calc-demo-3").iterdir()}
+    assert {"tests-before-1.log", "tests-after-1.log"} <= skipped, skipped
+    assert not {"tests-before-2.log", "tests-after-2.log"} & skipped  # the adaptive gate stopped after one pair
     assert "<testsuite" in (logs / TASK / "tests-before-1.junit.xml").read_text()
     assert "reward 1" in (logs / TASK / "control-oracle-1.log").read_text()
     kept = logs / "local__calc-demo-3" / "bundle-1"
@@ -108,3 +117,12 @@ def test_logs_and_kept_bundles_of_a_candidate(docker_client, demo_repo, tmp_path
     ledger = [json.loads(line) for line in (tmp_path / "tasks.ledger.jsonl").read_text().splitlines()]
     assert {e["candidate"]: e["logs"] for e in ledger} == {"pr#5": str(logs / TASK),
                                                            "pr#3": str(logs / "local__calc-demo-3")}
+    spent = {e["candidate"]: e["timings"] for e in ledger}
+    assert {"tests before", "tests after", "controls", "container start"} <= set(spent["pr#5"]), spent
+    assert "controls" not in spent["pr#3"]  # skipped before its controls
+    # an image built in this run left its log (one found from an earlier run took no time and has none)
+    assert ("image build" in spent["pr#5"]) == any(name.startswith("image-") for name in verified)
+    for entry in ledger:  # exclusive stages: they add up to the candidate's wall time
+        assert abs(sum(entry["timings"].values()) - entry["seconds"]) < 0.5, entry
+    summary = json.loads(stdout)
+    assert summary["stages"]["tests before"] >= spent["pr#5"]["tests before"] > 0

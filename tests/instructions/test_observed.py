@@ -2,6 +2,7 @@
 parser), one test per failure shape; and actionability.py on instructions of each kind."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -177,6 +178,26 @@ def test_env(monkeypatch):
     assert area(2, 2) == 4
 
 
+@pytest.fixture
+def parser():
+    return Parser(base=8)
+
+
+def test_fixture(parser):
+    assert parser.parse("17") == 17
+
+
+@pytest.mark.parametrize("value", [pytest.param("::", id="double")])
+@pytest.mark.parametrize("prop", ["width", "height"])
+def test_env_case(monkeypatch, prop, value):
+    monkeypatch.setenv("BOX_W" if prop == "width" else "BOX_H", value)
+    assert getattr(Box(), prop) == {"width": 5, "height": 4}[prop] + 1
+
+
+def test_member():
+    assert Parser(base=int("16")).base == 17
+
+
 @pytest.mark.parametrize("checker", [area])
 def test_split(checker):
     assert to_bytes("9 MiB", binary=True, strict=checker) == 1
@@ -235,7 +256,13 @@ SAID = {
     "test_split": "Calling `to_bytes` with `'9 MiB'`, `binary=True` and `strict=…` raises `KeyError: 'MiB'` (in "
                   "`to_bytes` of `shapes/__init__.py`); it should return `1`.",
     # what the test changed around the call comes first: the observation holds only then
-    "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: Calling `area(2, 2)` returns `3`; it "
+    # a fixture that returns a call stands for it; the conditional and the parametrized value are read
+    "test_fixture": "Calling `Parser(base=8).parse('17')` returns `15`; it should return `17`.",
+    "test_env_case": "With the environment variable `BOX_W` set to `'::'`: `Box().width` gives `2`; it should be "
+                     "`(5 + 1)`.",
+    # the whole expression would copy the test's line: told part by part
+    "test_member": "The `base` of `Parser` gives `16`; it should be `17`.",
+    "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: calling `area(2, 2)` returns `3`; it "
                 "should return `4`.",
     # pytest.raises as a call, chained with .match()
     "test_call_form": "Calling `parse('q')` raises `ValueError: invalid literal for int() with base 10: 'q'` (in "
@@ -245,8 +272,9 @@ SAID = {
                            "with base 10: 'w'\"`; the message should be `'not a number'`.",
     # the message names the test module and a class the tests define: only the type is told
     # ... and the class the tests define is not named as an argument either
-    "test_names_tests": "Calling `check(…)` raises `TypeError` (in `check` of `shapes/__init__.py`); it should not "
-                        "raise.",
+    # an object of a class the test defines: told as such, never by its name
+    "test_names_tests": "Calling `check` with an instance of a class defined for the test raises `TypeError` (in "
+                        "`check` of `shapes/__init__.py`); it should not raise.",
     # a loop variable of the test: its value is not known, so it is not named
     "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it should "
                  "not raise.",
@@ -300,7 +328,12 @@ def test_observed_behaviour_leads_with_import_errors_and_keeps_three(evidence):
     said = observed.observed_behaviour(evidence)
     assert said[0] == ("`from shapes import percent` fails with `ImportError`: `shapes` has no `percent`; it "
                        "should provide it. Once it exists, `percent(1, 3)` should return `33`.")
-    assert said[1:] == [SAID["test_value"], SAID["test_exc"]]  # FAIL_TO_PASS order, at most MAX_SENTENCES
+    # at most MAX_SENTENCES: each next one the failure that tells the most code spans not told yet
+    spans = {name: set(re.findall(r"`[^`]+`", text)) for name, text in SAID.items() if text}
+    names = [next(n for n, t in SAID.items() if t == s) for s in said[1:] if s in SAID.values()]
+    assert len(said) == 3 and len(set(names)) == 2, said
+    told = set(re.findall(r"`[^`]+`", said[0]))
+    assert len(spans[names[0]] - told) == max(len(s - told) for s in spans.values()), names
     assert observed.section([]) == ""
 
 
@@ -331,6 +364,10 @@ def test_no_span_repeats_a_test_line(evidence):
     ("# Percent\n\n`from units import percent` fails with `ImportError`; it should provide it.\n",
      ["input", "behaviour", "expectation"]),
     ("# Loads\n\nCalling `tomli.loads(…)` raises `TOMLDecodeError`; it should not raise.\n", ["behaviour", "expectation"]),
+    # an input told in words: which object is passed, which setting is missing, what a variable holds
+    ("# Key algorithm\n\nWhen a PyJWK object is passed to jwt.encode() without specifying an algorithm, the token "
+     "is signed with HS256 instead of the key's algorithm.\n", ["input", "behaviour", "expectation"]),
+    ("# fix: don't crash when an XDG dirs variable holds only separators\n", ["input", "behaviour"]),
 ])
 def test_actionability(text, states):
     assert actionability.stated(text) == states

@@ -63,6 +63,19 @@ def test_controls_verified_and_bound_to_the_bundle_hash(generated):
         assert config["verifier"]["timeout_sec"] >= 120
 
 
+def test_two_at_a_time_gives_the_same_bundles(generated, demo_repo, tmp_path):
+    """generate --jobs 2 on the demo: the same tasks, byte-identical bundle hashes, the same F2P/P2P as the
+    one-at-a-time run."""
+    out, summary = generated
+    other = tmp_path / "tasks"
+    got = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=other), jobs=2)
+    assert sorted(got.verified) == sorted(summary.verified) and dict(got.skipped) == dict(summary.skipped)
+    for bundle in out.iterdir():
+        assert bundle_hash(other / bundle.name) == bundle_hash(bundle), bundle.name
+        for name in ("f2p.json", "p2p.json"):
+            assert (other / bundle.name / "tests" / name).read_text() == (bundle / "tests" / name).read_text()
+
+
 def test_ledger_records_every_candidate(generated):
     out, _ = generated
     entries = {e.candidate: e for e in ledger.read(ledger.ledger_path(out))}

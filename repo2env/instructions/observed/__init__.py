@@ -32,6 +32,7 @@ and whether their expected values may be told).
 """
 
 import ast
+import re
 
 from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
 from repo2env.instructions.observed.failing_statement import RAISES
@@ -42,6 +43,8 @@ __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section"
 
 
 MAX_SENTENCES = 3
+MAX_CONSIDERED = 40  # failures read to choose the sentences from
+_SPAN = re.compile(r"`[^`]+`")
 
 
 def observed_behaviour(evidence: Evidence) -> list[str]:
@@ -93,13 +96,17 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
         if said and said[0] not in out:
             told = usage(said[1], path, evidence, teller)
             out.append(said[0] + (f" {told}" if told else ""))
-    for test_id in evidence.fail_to_pass:
-        if len(out) >= MAX_SENTENCES:
-            break
+    found: list[str] = []
+    for test_id in evidence.fail_to_pass[:MAX_CONSIDERED]:
         text = evidence.failures.get(test_id)
         said = sentence(text, evidence, teller, test_id) if text else None
-        if said and said not in out:
-            out.append(said)
+        if said and said not in out and said not in found:
+            found.append(said)
+    while found and len(out) < MAX_SENTENCES:  # the most that is not told yet: parametrized cases differ
+        told = {span for s in out for span in _SPAN.findall(s)}
+        best = max(found, key=lambda s: len(set(_SPAN.findall(s)) - told))  # the first of equals: F2P order
+        out.append(best)
+        found.remove(best)
     return out[:MAX_SENTENCES]
 
 

@@ -7,7 +7,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from repo2env.instructions.observed.spans import attr_name, is_bindable, is_literal
+from repo2env.instructions.observed.spans import attr_name, folded, is_bindable, is_literal
 
 _FRAME = re.compile(r"^([\w./\\-]+\.py):(\d+):", re.M)
 
@@ -134,9 +134,10 @@ def _cases(decorator: ast.Call, tree) -> list[tuple[str, dict]]:
     return found
 
 
-def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -> Site:
+def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", fixtures: dict | None = None) -> Site:
     """The failing statement at ``line`` (the innermost simple statement covering it; at a ``with`` line, the
-    first statement of its body), the names bound before it in its function, and what it expects raised."""
+    first statement of its body), the names bound before it in its function (``fixtures``: the values of
+    ``fixture_values``, for the test's parameters of those names), and what it expects raised."""
     func = None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= line <= (node.end_lineno or 0):
@@ -173,7 +174,6 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -
                 if alias.asname and alias.asname != alias.name:
                     site.bound[alias.asname] = ast.Name(id=alias.name, ctx=ast.Load())
     before = site.statement.lineno if site.statement else line
-    site.patched = patches(func)
     site.raised_as = {}
     for node in ast.walk(func):  # ``with pytest.raises(X) as info:`` before the statement: info is that exception
         if isinstance(node, ast.With | ast.AsyncWith) and node.lineno < before and node.body:
@@ -185,7 +185,12 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "") -
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and node.lineno < before and is_bindable(node.value)):
             site.bound[node.targets[0].id] = node.value
+    for arg in func.args.args + func.args.kwonlyargs:  # a fixture that returns a plain value or call
+        if arg.arg not in site.bound and arg.arg in (fixtures or {}):
+            site.bound[arg.arg] = fixtures[arg.arg]
+    site.patched = patches(func, site.bound)
     return site
+
 
 
 def callee_of(text: str, test_path: str) -> str | None:
@@ -209,11 +214,13 @@ def _text(node) -> str | None:
         return None
 
 
-def patches(func) -> list[str]:
+def patches(func, bound: dict | None = None) -> list[str]:
     """What the test function changes around the code it calls, as a user would say it: ``monkeypatch.setenv``
     ("`XDG_DATA_DIRS` set to `':'`"), ``delenv`` ("`HOME` unset"), ``monkeypatch.setattr`` and ``mock.patch`` /
     ``mocker.patch`` / ``patch.object`` / ``patch.dict`` in calls, ``with`` items or decorators ("`sys.prefix`
-    replaced"). A value is told only when it is a short literal."""
+    replaced"). Names and values are read with ``bound`` (the parametrized case's values, ``spans.folded``);
+    a value is told only when it is a short literal."""
+    bound = bound or {}
     found: list[str] = []
     nodes = [d for d in func.decorator_list if isinstance(d, ast.Call)] + [
         n for n in ast.walk(func) if isinstance(n, ast.Call)]
@@ -221,11 +228,12 @@ def patches(func) -> list[str]:
         name, owner = attr_name(call.func), call.func.value if isinstance(call.func, ast.Attribute) else None
         args = call.args
         said = None
-        if name in ("setenv", "delenv") and args and isinstance(args[0], ast.Constant):
-            value = args[1] if name == "setenv" and len(args) > 1 else None
+        key = folded(args[0], bound) if name in ("setenv", "delenv") and args else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            value = folded(args[1], bound) if name == "setenv" and len(args) > 1 else None
             shown = f" set to `{ast.unparse(value)}`" if value is not None and is_literal(value) and len(
                 ast.unparse(value)) <= 40 else (" set" if name == "setenv" else " unset")
-            said = f"the environment variable `{args[0].value}`{shown}"
+            said = f"the environment variable `{key.value}`{shown}"
         elif name == "setattr" and isinstance(owner, ast.Name) and owner.id == "monkeypatch" and args:
             target = _text(args[0]) if isinstance(args[0], ast.Constant) or len(args) < 3 else \
                 f"{_text(args[0])}.{_text(args[1])}"

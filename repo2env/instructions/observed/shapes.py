@@ -182,7 +182,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         if whole is None and outer is not None and not teller.public(outer) and outer.func is not None and \
                 (attr_name(outer.func) or "") not in NOT_API:
             return None  # the value comes out of the tests' own machinery, not out of the call found inside
-        subject = whole or (f"A value computed with {func}" if func else None)
+        subject = whole or _member_of(resolved, teller) or (f"A value computed with {func}" if func else None)
         if subject is None:
             return None
     expected = _expected(right, teller, bound) if right is not None else None
@@ -196,7 +196,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             return None
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
             else "it should not raise"
-        lead = "Calling " if direct else ("" if subject.startswith("A value computed") else "Computing ")
+        lead = "Calling " if direct else ("" if subject.startswith(("A value computed", "The ")) else "Computing ")
         return f"{lead}{subject} raises {error}{where}; {want}."
     m = _ASSERT.match(message)
     from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
@@ -222,6 +222,23 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
 _MORE_ITEMS = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?(?:, first extra item)?: (.+)$")
 
 _AT_INDEX = re.compile(r"^At index (\d+) diff: (.+?) != (.+)$")
+
+
+def _member_of(resolved, teller: Teller) -> str | None:
+    """"The `name` of `f` with `a`": an attribute (or a key) of what a public call returns, told part by part
+    when the whole expression would copy a test line."""
+    if isinstance(resolved, ast.Attribute):
+        member, owner = resolved.attr, resolved.value
+    elif isinstance(resolved, ast.Subscript) and isinstance(resolved.slice, ast.Constant):
+        member, owner = repr(resolved.slice.value), resolved.value
+    else:
+        return None
+    if not isinstance(owner, ast.Call) or not teller.public(owner):
+        return None
+    name, made = teller.code(member), teller.call_span(owner, {})
+    if name is None or made is None or teller.names_tests(member):
+        return None
+    return f"The {name} of {made}"
 
 
 def _diff_hint(text: str, teller: Teller) -> str | None:
@@ -336,22 +353,24 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     what it observed holds only then."""
     teller = teller or Teller(evidence)
     frame = test_frame(text, evidence.test_sources)
-    site = _site_of(frame, evidence, test_id)
+    site = _site_of(frame, evidence, test_id, teller.fixtures)
     said = _sentence(text, evidence, teller, frame, site)
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
         return said
     head = ", ".join(conditions[:-1]) + (" and " if len(conditions) > 1 else "") + conditions[-1]
+    if said.startswith(("The ", "Calling ", "A value ", "Computing ")):
+        said = said[0].lower() + said[1:]
     return f"With {head}: {said}"
 
 
-def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str) -> Site | None:
+def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fixtures: dict) -> Site | None:
     if not frame:
         return None
     tree = parse_source(evidence.test_sources[frame[0]])
     last = test_id.split("::")[-1] if test_id else ""
     case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
-    return locate(tree, frame[1], last.split("[")[0] or None, case) if tree else None
+    return locate(tree, frame[1], last.split("[")[0] or None, case, fixtures) if tree else None
 
 
 def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, int] | None,
@@ -438,7 +457,7 @@ def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | Non
             left, _op, right = parts
             if not (isinstance(left, ast.Call) and name in ast.unparse(left.func).split(".")):
                 continue
-            site = locate(tree, node.lineno, func.name)
+            site = locate(tree, node.lineno, func.name, fixtures=teller.fixtures)
             subject, expected = teller.call_span(left, site.bound), _expected(right, teller, site.bound)
             if subject and expected:
                 return f"Once it exists, {subject} should return {expected}."

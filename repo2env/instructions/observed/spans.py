@@ -8,7 +8,7 @@ import copy
 import re
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
-from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names
+from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
 
 MAX_CHARS = 160  # of a code span in a sentence
 
@@ -31,6 +31,8 @@ class Teller:
 
     def __init__(self, evidence: Evidence, disclose: bool = True):
         self.disclose = disclose
+        self.fixtures = fixture_values(parse_source(t) for t in evidence.test_sources.values())
+        self.classes = test_classes(parse_source(t) for t in evidence.test_sources.values())
         self.helpers = helper_names(evidence.test_sources.values())
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
@@ -91,19 +93,63 @@ class Teller:
         if text is None:
             return None
         whole = self.code(text)
-        if whole:
+        if whole and "…" not in text:
             return whole
+        told = self._by_argument(call, bound)  # elided or copied: each argument told on its own, if it can be
+        return told if told and (whole is None or "with" in told) else (whole or told)
+
+    def _by_argument(self, call: ast.Call, bound: dict) -> str | None:
         resolved = Substitute(bound).visit(copy_node(call))
-        elide = _Elide(self.helpers | self.defined)  # as in call_text: no test-only name, argument by argument too
-        args = [ast.unparse(elide.visit(a)) for a in resolved.args] + [
-            ast.unparse(elide.visit(k)) for k in resolved.keywords]
-        args = [a for a in args if a != "…"] or args
-        spans = [self.code(a) for a in args]
         func = self.code(ast.unparse(resolved.func))
+        spans = [self.argument(a) for a in resolved.args] + [self.argument(k) for k in resolved.keywords]
+        if spans and all(s == "`…`" for s in spans):
+            return None
+        spans = [s for s in spans if s != "`…`"]
         if func is None or not spans or None in spans:
             return func
         listed = spans[0] if len(spans) == 1 else ", ".join(spans[:-1]) + " and " + spans[-1]
         return f"{func} with {listed}"
+
+    def argument(self, node) -> str | None:
+        """One argument as a user would tell it: its code span; when that would copy a test line, a literal
+        container by its keys or size ("a dict with the keys `'a'` and `'b'`"); a class the tests define (or an
+        instance of one) by its public bases ("a subclass of `TypedDict` (defined for the test)"); else the
+        elided span, or None."""
+        elide = _Elide(self.helpers | self.defined)  # as in call_text: no test-only name
+        value = node.value if isinstance(node, ast.keyword) else node
+        prefix = f"{node.arg}=" if isinstance(node, ast.keyword) and node.arg else ""
+        named = self._test_object(value)
+        if named and not prefix:
+            return named
+        whole = self.code(ast.unparse(elide.visit(copy_node(node))))
+        if whole:
+            return whole
+        if isinstance(value, ast.Dict) and value.keys and all(isinstance(k, ast.Constant) for k in value.keys):
+            keys = [self.code(repr(k.value)) for k in value.keys]
+            if None not in keys:
+                shown = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " and " + keys[-1]
+                return f"a dict with the key{'s' if len(keys) > 1 else ''} {shown}" + (f" as `{prefix[:-1]}`"
+                                                                                       if prefix else "")
+        if isinstance(value, ast.List | ast.Tuple | ast.Set) and is_literal(value):
+            kind = type(value).__name__.lower()
+            return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
+                f" as `{prefix[:-1]}`" if prefix else "")
+        return None
+
+    def _test_object(self, value) -> str | None:
+        """"a subclass of `Protocol` (defined for the test)" for a class the tests define, "an instance of a class
+        defined for the test" for a call of one; None for anything else."""
+        call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+        name = value.func.id if call else (value.id if isinstance(value, ast.Name) else None)
+        if name not in self.classes:
+            return None
+        known = self.classes[name]  # defined more than once with other bases: which one is not known here
+        bases = [self.code(b) for b in (known[0] if all(k == known[0] for k in known) else [])
+                 if not self.names_tests(b)]
+        bases = [b for b in bases if b]
+        kind = f"a subclass of {' and '.join(bases)} (defined for the test)" if bases else \
+            "a class defined for the test"
+        return f"an instance of {kind}" if call else kind
 
 
 class _Elide(ast.NodeTransformer):
@@ -156,6 +202,58 @@ def copy_node(node):
     return copy.deepcopy(node)
 
 
+class _Fold(ast.NodeTransformer):
+    """Evaluates what a reader would at a glance, once names are replaced by their values: ``a if c else b``
+    with a constant condition, comparisons and ``not``/``and``/``or`` of constants, ``{...}[key]`` of a
+    literal dict with a constant key."""
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_Compare(self, node):
+        node = self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq | ast.NotEq | ast.In | ast.NotIn) and all(
+                is_literal(n) for n in (node.left, *node.comparators)):
+            try:
+                left, right = ast.literal_eval(node.left), ast.literal_eval(node.comparators[0])
+                value = {ast.Eq: lambda: left == right, ast.NotEq: lambda: left != right,
+                         ast.In: lambda: left in right, ast.NotIn: lambda: left not in right}[type(node.ops[0])]()
+            except (ValueError, TypeError, SyntaxError):
+                return node
+            return ast.Constant(value=bool(value))
+        return node
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Constant):
+            return ast.Constant(value=not node.operand.value)
+        return node
+
+    def visit_BoolOp(self, node):
+        node = self.generic_visit(node)
+        if all(isinstance(v, ast.Constant) for v in node.values):
+            values = [v.value for v in node.values]
+            return ast.Constant(value=all(values) if isinstance(node.op, ast.And) else any(values))
+        return node
+
+    def visit_Subscript(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.value, ast.Dict) and isinstance(node.slice, ast.Constant):
+            for key, value in zip(node.value.keys, node.value.values):
+                if isinstance(key, ast.Constant) and key.value == node.slice.value:
+                    return value
+        return node
+
+
+def folded(node, bound: dict):
+    """``node`` with the names of ``bound`` replaced by their values and what a reader evaluates at a glance
+    evaluated (``_Fold``): ``"A" if prop == "x" else "B"`` with ``prop`` bound to ``"y"`` is ``"B"``."""
+    return _Fold().visit(Substitute(bound).visit(copy_node(node)))
+
+
 def is_literal(node) -> bool:
     """A value a reader can take as it is: constants, containers of them, negative numbers, simple arithmetic."""
     return all(isinstance(n, ast.Constant | ast.Tuple | ast.List | ast.Set | ast.Dict | ast.UnaryOp | ast.BinOp
@@ -168,6 +266,38 @@ def is_bindable(node) -> bool:
     if is_literal(node) or isinstance(node, ast.Call):
         return True
     return isinstance(node, ast.List | ast.Tuple | ast.Set) and all(is_bindable(e) for e in node.elts)
+
+
+def fixture_values(trees) -> dict:
+    """Fixtures of the test files (``@pytest.fixture`` functions, in the trees given) whose body only returns
+    (or yields) a literal, a call or a container of those, with no parameter of their own: name -> that value.
+    A test parameter of that name stands for it (``jws`` -> ``PyJWS()``)."""
+    found: dict = {}
+    for tree in trees:
+        for node in ast.walk(tree) if tree else ():
+            if not isinstance(node, ast.FunctionDef) or not any(
+                    attr_name(d.func if isinstance(d, ast.Call) else d) == "fixture" for d in node.decorator_list):
+                continue
+            body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            params = [a for a in node.args.args + node.args.kwonlyargs if a.arg not in ("self", "request")]
+            value = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else (
+                body[0].value.value if len(body) == 1 and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Yield) else None)
+            if value is not None and not params and is_bindable(value):
+                found.setdefault(node.name, value)
+    return found
+
+
+def test_classes(trees) -> dict[str, list[list[str]]]:
+    """Classes the test files define: name -> the names of the bases of each definition of it
+    (``typing.TypedDict`` -> ``TypedDict``; ``object`` and ``unittest.TestCase`` left out)."""
+    found: dict[str, list[list[str]]] = {}
+    for tree in trees:
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.ClassDef):
+                bases = [attr_name(b.value if isinstance(b, ast.Subscript) else b) for b in node.bases]
+                found.setdefault(node.name, []).append([b for b in bases if b and b not in ("object", "TestCase")])
+    return found
 
 
 def attr_name(node) -> str | None:

@@ -1,0 +1,39 @@
+"""Independent container runs of one candidate side by side (its test runs, its oracle and nop controls).
+
+``run_all(calls, workers)`` runs zero-argument callables on up to ``workers`` threads and returns their results in
+the order given. Each worker records into the calling thread's artefact sink (``core.artefacts``); the calling
+thread's stopwatch (``core.timings``) counts the whole block to the stage it is in, so stages stay exclusive.
+The first exception (in the order given) is raised once every call has ended: no container outlives the call.
+With ``workers <= 1`` (or one call) the calls run one after the other on the calling thread, as before.
+"""
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from repo2env.core import artefacts
+
+
+def default_workers(jobs: int = 1) -> int:
+    """Runs of one candidate at a time when none is asked for: the CPUs left per candidate (``jobs`` candidates
+    at a time), at least 1."""
+    return max(1, (os.cpu_count() or 1) // max(1, jobs))
+
+
+def run_all(calls: list[Callable], workers: int) -> list:
+    """The results of ``calls`` (module docstring); raises the first call's exception, in the order given."""
+    if workers <= 1 or len(calls) <= 1:
+        return [call() for call in calls]
+    sink = artefacts.current()
+
+    def wrapped(call):
+        with artefacts.sharing(sink):
+            return call()
+
+    with ThreadPoolExecutor(max_workers=min(workers, len(calls)), thread_name_prefix="r2e-run") as pool:
+        futures = [pool.submit(wrapped, call) for call in calls]
+        errors = [f.exception() for f in futures]  # waits for each
+    for error in errors:
+        if error is not None:
+            raise error
+    return [f.result() for f in futures]
