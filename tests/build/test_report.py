@@ -39,7 +39,8 @@ def _row(repo, pipeline, key, status, reason, seconds, build_id):
     return {"repo": repo, "pipeline": pipeline, "key": key, "fingerprint": f"sha256:{repo}{key}",
             "task_id": task_id if verified else None, "status": status, "reason": reason,
             "detail": "<b>detail</b>" if reason else None, "bundle_hash": f"sha256:{key}" if verified else None,
-            "seconds": seconds, "test_seconds": seconds / 2, "build_id": build_id}
+            "seconds": seconds, "test_seconds": seconds / 2, "build_id": build_id,
+            "timings": json.dumps({"test runs": seconds / 2, "controls": seconds / 4, "other": seconds / 4})}
 
 
 def _first_build(out):
@@ -135,7 +136,13 @@ def test_a_no_op_build_says_nothing_was_rebuilt(tmp_path):
 def test_the_json_report_keeps_its_keys(first):
     write_report(first)
     data = json.loads((first / "reports" / f"{FIRST}.json").read_text())
-    assert sorted(data) == ["build", "cost_usd", "diff", "groups", "previous_build", "sources", "tasks", "totals"]
+    assert sorted(data) == ["build", "cost_usd", "diff", "groups", "previous_build", "sources", "stages", "tasks",
+                            "totals"]
+    total = sum(c[5] for c in CANDIDATES)  # where the time went: each candidate's stages, summed
+    assert data["stages"] == {"test runs": round(total / 2, 3), "controls": round(total / 4, 3),
+                              "other": round(total / 4, 3)}
+    page = (first / "report.html").read_text()
+    assert "Where the time went" in page and f"{total / 2:,.1f} s" in page
     assert data["build"]["counts"] == {"candidates": 13, "error": 2, "rejected": 1, "skipped": 2, "unchanged": 0,
                                        "verified": 8}
     assert sorted(data["groups"][0]) == ["candidates", "env_failures", "env_ok", "env_tried", "errors",
