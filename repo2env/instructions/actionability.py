@@ -4,10 +4,12 @@ happen (SWE-bench Verified's annotators' question "is the issue well specified?"
 ``classify(text)`` is deterministic (patterns, no model):
 
 * ``input``: a code span that calls with arguments or holds a value (`` `area(2, 3)` ``, `` `"1 kB"` ``,
-  `` `timeout=2` ``; not `` `f(…)` ``, whose arguments are not told) or is an import (`` `from pkg import x` ``),
+  `` `timeout=2` ``; not `` `f(…)` ``, whose arguments are not told, nor a span that follows "returns", "gives",
+  "raises", "be", "matching", ...: that is a result) or is an import (`` `from pkg import x` ``),
   or words that introduce one ("when I call", "given", "passing", "for the input", "with a ... of", "is passed
   to", "without specifying", "when the variable holds only ...");
-* ``behaviour``: what happens: an exception name, or raises/returns/gives/fails/crashes/hangs/ignores/...;
+* ``behaviour``: what happens: an exception name, or raises/returns/gives/fails/crashes/hangs/ignores/compare
+  unequal/...;
 * ``expectation``: what should happen: should/expected/instead/must/rather than/ought to/supposed to/...
 
 ``stated(text)`` lists the parts present, in that order; ``words(text)`` counts words (the median of a run is
@@ -29,7 +31,8 @@ _BEHAVIOUR = re.compile(r"\b(raise[sd]?|raising|return(?:s|ed|ing)?|gives?|gave|
                         r"failing|crash(?:es|ed)?|hangs?|hung|ignores?|ignored|loses?|lost|prints?|printed|"
                         r"outputs?|breaks?|broken|errors?|exception|traceback|incorrect(?:ly)?|wrong(?:ly)?|"
                         r"does not|doesn't|do not|don't|cannot|can't|no longer|is missing|never|always|"
-                        r"instead of)\b|\b\w+(?:Error|Exception|Warning)\b", re.IGNORECASE)
+                        r"instead of|compares? (?:un)?equal|differs?)\b|\b\w+(?:Error|Exception|Warning)\b",
+                        re.IGNORECASE)
 _EXPECTATION = re.compile(r"\b(should(?:n't| not)?|expected|expect(?:s|ing)?|instead|must|ought to|supposed to|"
                           r"rather than|would like|needs? to|is meant to|want(?:s|ed)? (?:it|them|to)|"
                           r"correct(?:ly)?|it would be (?:nice|good|better)|add(?:s|ing)? (?:a |an |support))\b",
@@ -37,8 +40,17 @@ _EXPECTATION = re.compile(r"\b(should(?:n't| not)?|expected|expect(?:s|ing)?|ins
 _WORD = re.compile(r"[^\W_]+(?:['_-][^\W_]+)*")
 
 
+# a code span right after these words is what happened or what should (an output), not an input
+_OUTPUT_BEFORE = re.compile(r"\b(?:returns?|returned|gives?|gave|raises?|raised|emits?|be|is|was|yields?|prints?|"
+                            r"produces?|matching|message|outputs?|shows?|reads?)\s*$|\b(?:gives|returns) `[^`]*` and\s*$",
+                            re.IGNORECASE)
+
+
 def _states_input(text: str) -> bool:
-    for span in _CODE.findall(text):
+    for m in _CODE.finditer(text):
+        span = m.group(1)
+        if _OUTPUT_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
+            continue  # `'1000 V'` in "returns `'1000 V'`" is the result, not what was given
         if re.search(r"\w\((?!\*{0,2}(?:…|\.\.\.)(?:, \*{0,2}(?:…|\.\.\.))*\))|=|\d|['\"]|\[|\{", span):
             return True  # a call with its arguments (not elided), a keyword, a number, a string, a container
         if re.match(r"(?:from\s+[\w.]+\s+)?import\s+\w", span):

@@ -248,7 +248,7 @@ SAID = {
     "test_bound": "Calling `Parser(base=16).parse('x1')` raises `ValueError: invalid literal for int() with base "
                   "16: 'x1'` (in `parse` of `shapes/__init__.py`); it should return `1`.",
     # len(words('a b,c')) is the test line itself, quote style aside: only the function is named
-    "test_len": "A value computed with `words(…)` gives `2`; it should be `3`.",
+    "test_len": "A value computed from `words` with `'a b,c'` gives `2`; it should be `3`.",
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
@@ -282,7 +282,7 @@ SAID = {
     # pytest shortened both lists: its explanation says what differs
     "test_missing_item": "Calling `items(3)` gives a wrong result: it has fewer items than expected; the expected "
                          "result goes on with `'item-number-0002'`.",
-    "test_same": "`Range` gives `Range(2, 3, 1)` and `Range(2, 3, 5)`, which compare unequal; they should be equal.",  # only the tests' own helper is called: nothing a user would report
+    "test_same": "`Range(2, 3, 1)` and `Range(2, 3, 5)` (made by `Range`) compare unequal; they should be equal.",  # only the tests' own helper is called: nothing a user would report
     "test_var": "Calling `to_bytes('1 B')` returns `1`; it should return `2`.",
     "test_truth": "Calling `area(1, 2)` returns `1`; it should return a false value.",
     "test_ut": "Calling `area(1, 1)` returns `0`; it should return `1`.",

@@ -177,12 +177,14 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         resolved = Substitute(bound).visit(copy_node(left))
         whole = teller.code(ast.unparse(resolved))
         inner = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call) and teller.public(n)), None)
-        func = teller.code(ast.unparse(inner.func) + "(…)") if inner is not None else None
+        told = teller.call_span(inner, {}) if inner is not None else None  # the call, argument by argument
+        func = told if told and (" with " in told or "(" in told) else (
+            teller.code(ast.unparse(inner.func) + "(…)") if inner is not None else None)
         outer = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call)), None)
         if whole is None and outer is not None and not teller.public(outer) and outer.func is not None and \
                 (attr_name(outer.func) or "") not in NOT_API:
             return None  # the value comes out of the tests' own machinery, not out of the call found inside
-        subject = whole or _member_of(resolved, teller) or (f"A value computed with {func}" if func else None)
+        subject = whole or _member_of(resolved, teller) or (f"A value computed from {func}" if func else None)
         if subject is None:
             return None
     expected = _expected(right, teller, bound) if right is not None else None
@@ -330,7 +332,7 @@ def _message_check(caught, parts, text: str, message: str, teller: Teller, bound
 
 
 def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
-    """Two values the library computed that should (not) be equal: "`f` gives `a` and `b`, which compare
+    """Two values the library computed that should (not) be equal: "`a` and `b` (made by `f`) compare
     unequal; they should be equal." (the values as the failure shows them)."""
     m = _ASSERT.match(message) or _UNITTEST_NE.match(message)
     if m is None:
@@ -343,8 +345,8 @@ def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
     if not (func and a and b and teller.disclose) or "..." in first + second:
         return None
     if op == "==":
-        return f"{func} gives {a} and {b}, which compare unequal; they should be equal."
-    return f"{func} gives {a} and {b}, which compare equal; they should differ."
+        return f"{a} and {b} (made by {func}) compare unequal; they should be equal."
+    return f"{a} and {b} (made by {func}) compare equal; they should differ."
 
 
 def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_id: str = "") -> str | None:

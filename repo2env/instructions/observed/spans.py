@@ -130,7 +130,7 @@ class Teller:
                 shown = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " and " + keys[-1]
                 return f"a dict with the key{'s' if len(keys) > 1 else ''} {shown}" + (f" as `{prefix[:-1]}`"
                                                                                        if prefix else "")
-        if isinstance(value, ast.List | ast.Tuple | ast.Set) and is_literal(value):
+        if isinstance(value, ast.List | ast.Tuple | ast.Set):
             kind = type(value).__name__.lower()
             return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
                 f" as `{prefix[:-1]}`" if prefix else "")
