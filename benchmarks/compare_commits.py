@@ -27,14 +27,16 @@ def main() -> None:
     parser.add_argument("repo", help="a local clone")
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--parallel-runs", type=int, help="runs of one candidate side by side (default: CPUs/jobs)")
     parser.add_argument("--probes", action="store_true")
     parser.add_argument("--out", type=Path, help="keep the tasks here (default: a temporary folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="r2e-commits-") as tmp:
         out = args.out or Path(tmp) / "tasks"
         start = time.monotonic()
-        summary = generate("commit_runtime", args.repo, GenerateOptions(out=out, limit=args.limit, force=True,
-                                                                        probes=args.probes), jobs=args.jobs)
+        options = GenerateOptions(out=out, limit=args.limit, force=True, probes=args.probes,
+                                  parallel_runs=args.parallel_runs)
+        summary = generate("commit_runtime", args.repo, options, jobs=args.jobs)
         wall = time.monotonic() - start
         runs, controls = [], []
         for folder in sorted(p for p in logs_root(out).glob("*") if p.is_dir()):

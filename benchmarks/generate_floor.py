@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--pipeline", default="pr_runtime")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--parallel-runs", type=int, help="runs of one candidate side by side (default: CPUs/jobs)")
     parser.add_argument("--probes", action="store_true", help="run the adversarial probes too")
     parser.add_argument("--out", type=Path, help="keep the tasks here (default: a temporary folder)")
     args = parser.parse_args()
@@ -79,8 +80,8 @@ def main() -> None:
         source = args.source or str(build_demo_repo(Path(tmp) / "calc-demo"))
         out = args.out or Path(tmp) / "tasks"
         start = time.monotonic()
-        summary = generate(args.pipeline, source, GenerateOptions(out=out, limit=args.limit, probes=args.probes),
-                           jobs=args.jobs)
+        options = GenerateOptions(out=out, limit=args.limit, probes=args.probes, parallel_runs=args.parallel_runs)
+        summary = generate(args.pipeline, source, options, jobs=args.jobs)
         total = time.monotonic() - start
         disk, bootstrap = disk_per_task(out)
     print(f"run: {total:.1f} s wall, {summary.candidates} candidates, {len(summary.verified)} verified, "

@@ -233,6 +233,9 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               help="Test runs with the fix (K).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, panel=TESTS,
               help="Candidates built at a time (each needs about one CPU and its containers' memory).")
+@click.option("--parallel-runs", type=click.IntRange(min=1), panel=TESTS,
+              help="A candidate's test runs, controls and probes side by side, each in its own container, at most "
+              "this many (default: CPUs / --jobs; 1: one after the other).")
 @click.option("--whole-suite", is_flag=True, panel=TESTS,
               help="Run the whole suite (wider PASS_TO_PASS), not only touched files.")
 @click.option("--probes/--no-probes", default=True, show_default=True, panel=TESTS,
@@ -269,7 +272,7 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
                  exclude_labels, github_url, max_rate_wait, runs_before, runs_after, whole_suite, probes,
                  env_config, cache_dir, setup_llm, setup_llm_budget_usd, setup_llm_attempts, llm, llm_budget_usd,
                  llm_temperature, llm_max_tokens, llm_timeout, llm_retries, llm_price, min_actionability,
-                 jobs) -> None:
+                 jobs, parallel_runs) -> None:
     """Mine SOURCE into Harbor task bundles in --out.
 
     SOURCE is a clone's path or file:// URL, or a GitHub repository: org/repo or https://github.com/org/repo
@@ -297,7 +300,7 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
         format=bundle_format, probes=probes,
         setup_llm=_setup_llm_config(setup_llm, setup_llm_budget_usd), setup_llm_attempts=setup_llm_attempts,
         min_actionability=min_actionability, force=force, repo_name=repo_name, dataset_name=dataset_name,
-        keep_rejected=keep_rejected)
+        keep_rejected=keep_rejected, parallel_runs=parallel_runs)
     if dry_run:
         _print_dry_run(*dry_run_plan(pipeline_name, source, options), as_json=as_json)
         return
