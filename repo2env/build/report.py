@@ -281,7 +281,9 @@ def _stages(stages: dict) -> str:
     total = sum(stages.values()) or 1.0
     rows = "".join(f'<tr><td>{html.escape(k)}</td><td class="n">{v:,.1f} s</td><td class="n">{v / total:.0%}</td></tr>'
                    for k, v in stages.items())
-    return f"<table><tr><th>stage</th><th>wall</th><th>share</th></tr>{rows}</table>"
+    return ("<p>Each candidate's stages, added up over the candidates: candidates built at the same time "
+            "(--jobs) overlap, so the total can exceed the wall time.</p>"
+            f"<table><tr><th>stage</th><th>seconds (summed)</th><th>share</th></tr>{rows}</table>")
 
 
 def render_html(report: dict) -> str:

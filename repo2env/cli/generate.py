@@ -21,6 +21,7 @@ from repo2env.core.errors import InputError
 from repo2env.core.llm import LlmConfig, parse_llm
 from repo2env.core.options import GenerateOptions, PrFilters
 from repo2env.core.outcomes import SKIP_REASONS, SkipReason
+from repo2env.core.timings import STAGES
 from repo2env.environment.overrides import load_env_config
 from repo2env.pipeline import available, load_pipeline
 from repo2env.run.generate import Summary, generate, logs_root
@@ -157,10 +158,11 @@ def _print_summary(summary: Summary, out: Path) -> None:
         tried = sum(summary.environments.values())
         table.add_row("environments", f"{summary.environments['ok']} of {tried} base commits built and ran the tests")
     table.add_row("wall time", f"{summary.wall_seconds:.1f} s")
-    spent = {k: v for k, v in summary.stages.items() if v >= 0.05}
-    if spent:
-        table.add_row("time by stage", ", ".join(f"{k} {v:.1f} s" for k, v in spent.items()))
-    if summary.verified:
+    spent = {k: summary.stages[k] for k in sorted(summary.stages, key=lambda k: (
+        STAGES.index(k) if k in STAGES else len(STAGES), k)) if summary.stages[k] >= 0.05}
+    if spent:  # per candidate, added up: with --jobs they overlap, so the sum exceeds the wall time
+        table.add_row("time by stage (summed over candidates)", ", ".join(f"{k} {v:.1f} s" for k, v in spent.items()))
+    if summary.verified and not summary.unchanged:  # kept tasks took no time this run
         table.add_row("time per kept task", f"{summary.wall_seconds / len(summary.verified):.1f} s")
     out_console.print(table)
     out_console.print(f"tasks in {out}\nledger   {ledger_path(out)}\nlogs     {logs_root(out)}/<task id>/",

@@ -2,7 +2,8 @@
 
 ``run_all(calls, workers)`` runs zero-argument callables on up to ``workers`` threads and returns their results in
 the order given. Each worker records into the calling thread's artefact sink (``core.artefacts``); the calling
-thread's stopwatch (``core.timings``) counts the whole block to the stage it is in, so stages stay exclusive.
+thread's stopwatch (``core.timings``) counts the whole block to the stage it is in, so stages stay exclusive
+and read the same whether the calls ran side by side or one after the other.
 The first exception (in the order given) is raised once every call has ended: no container outlives the call.
 With ``workers <= 1`` (or one call) the calls run one after the other on the calling thread, as before.
 """
@@ -11,7 +12,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from repo2env.core import artefacts
+from repo2env.core import artefacts, timings
 
 
 def default_workers(jobs: int = 1) -> int:
@@ -23,7 +24,8 @@ def default_workers(jobs: int = 1) -> int:
 def run_all(calls: list[Callable], workers: int) -> list:
     """The results of ``calls`` (module docstring); raises the first call's exception, in the order given."""
     if workers <= 1 or len(calls) <= 1:
-        return [call() for call in calls]
+        with timings.hidden():  # the enclosing stage counts all of it, as it does side by side
+            return [call() for call in calls]
     sink = artefacts.current()
 
     def wrapped(call):

@@ -4,9 +4,11 @@ While ``measuring()`` is active on a thread (``run.generate.build_candidate`` se
 ``stage(name)`` blocks add their seconds to ``name``. Time is *exclusive*: a stage entered inside another pauses
 the outer one, so the stages of a candidate add up to its wall time (what no stage claims is ``other``: git,
 staging files, parsing). The names used (``STAGES``) are the rows of the ledger's ``timings`` and the report's
-table. Work on other threads (``core.concurrency``: runs side by side) has no stopwatch: the block that waits for
-it counts (``test runs``, ``controls``), so runs one after the other show their own split (``tests before``,
-``container start``, ...) and runs side by side only their block. Without a stopwatch, ``stage`` does nothing.
+table. The container runs of ``core.concurrency`` (a candidate's test runs, its controls, its probes) count to
+the block that waits for them (``test runs``, ``controls``, ``probes``), side by side or one after the other;
+``container start``/``stop`` are the other containers' (the environment ladder's). Summed over candidates built
+at the same time (``--jobs``), stages overlap: their sum is more than the run's wall time. Without a stopwatch,
+``stage`` does nothing.
 """
 
 import threading
@@ -16,8 +18,7 @@ from contextlib import contextmanager
 _local = threading.local()
 
 #: the stages, in the order a candidate meets them (``other`` is what the others leave)
-STAGES = ("image build", "test runs", "container start", "tests before", "tests after", "controls", "probes",
-          "container stop", "other")
+STAGES = ("image build", "test runs", "controls", "probes", "container start", "container stop", "other")
 
 
 class Stopwatch:
@@ -69,6 +70,16 @@ def stage(name: str):
         yield
     finally:
         watch.leave()
+
+
+@contextmanager
+def hidden():
+    """No stopwatch on this thread for the duration: the stage that encloses the block counts all of it."""
+    previous, _local.watch = current(), None
+    try:
+        yield
+    finally:
+        _local.watch = previous
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import docker
 
-from repo2env.core import artefacts, timings
+from repo2env.core import artefacts
 from repo2env.core.errors import TestRunError
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import TestRun
@@ -44,8 +44,7 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
 
     Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
     """
-    with timings.stage(f"tests {label}"), \
-            TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
+    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
         if label == "after":
             box.put_dir(bundle_root / "solution", "/solution")
             code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)

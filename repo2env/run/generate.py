@@ -402,8 +402,11 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
     with State(generate_state_path(options.out)) as state:
         state.start_build(run_id, None)
 
+        built: Counter = Counter()  # outcomes of this run's builds (the unchanged ones are counted apart)
+
         def record(got: CandidateOutcome, candidate) -> None:
             _record(pipeline, plan, candidate, got, options, state, run_id, ledger_file, summary)
+            built[got.status] += 1
             reporter.outcome(got.key, got.status, got.reason)
 
         todo = [(i, c) for i, c in enumerate(plan.candidates)
@@ -417,9 +420,8 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
             _in_parallel(pipeline, plan, todo, options, reporter, synthesizer, jobs, record)
         summary.wall_seconds = time.monotonic() - started
         state.finish_build(run_id, round(summary.wall_seconds, 3), {
-            "verified": len(summary.verified), "skipped": sum(summary.skipped.values()),
-            "rejected": sum(summary.rejected.values()), "error": len(summary.errors),
-            "unchanged": len(summary.unchanged), "candidates": summary.candidates})
+            "verified": built["verified"], "skipped": built["skipped"], "rejected": built["rejected"],
+            "error": built["error"], "unchanged": len(summary.unchanged), "candidates": summary.candidates})
     stats = getattr(pipeline, "stats", None)
     summary.source_stats = stats() if callable(stats) else None
     if synthesizer is not None:

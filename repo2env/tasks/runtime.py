@@ -179,9 +179,13 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
-    messages and traceback heads, the import errors of their files, and, at the head commit, the test files of
-    the test patch and those that hold a FAIL_TO_PASS test (a data-only test patch changes no test module)."""
+    messages and traceback heads (only those that read the same in every run), the import errors of their
+    files, and, at the head commit, the test files of the test patch and those that hold a FAIL_TO_PASS test (a
+    data-only test patch changes no test module)."""
     failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
+    # a failure that reads differently from one run to the next (a thread id, an address, a time) tells nothing
+    # a user could rely on, and would make the instruction (and the bundle hash) differ between builds
+    failures = {k: v for k, v in failures.items() if all(r.failure_details.get(k, v) == v for r in before)}
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
     wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)

@@ -70,6 +70,7 @@ def check(obj):
 """
 
 TESTS = """\
+import json
 import unittest
 import pytest
 import shapes as sh
@@ -194,6 +195,18 @@ def test_env_case(monkeypatch, prop, value):
     assert getattr(Box(), prop) == {"width": 5, "height": 4}[prop] + 1
 
 
+def test_volatile():
+    assert area(10 ** 7, 10 ** 6) == 1
+
+
+def test_stdlib():
+    assert json.dumps(1) == "2"
+
+
+def test_missing_attr():
+    assert sh.percent_of is not None
+
+
 def test_member():
     assert Parser(base=int("16")).base == 17
 
@@ -261,7 +274,11 @@ SAID = {
     "test_env_case": "With the environment variable `BOX_W` set to `'::'`: `Box().width` gives `2`; it should be "
                      "`(5 + 1)`.",
     # the whole expression would copy the test's line: told part by part
-    "test_member": "The `base` of `Parser` gives `16`; it should be `17`.",
+    "test_member": "Reading `base` of `Parser` gives `16`; it should be `17`.",
+    # a value of 12 digits or more (an id, an address, a time) may differ between runs: not told
+    "test_volatile": "Calling `area` with `10 ** 7` and `10 ** 6` gives a wrong result; it should return `1`.",
+    "test_stdlib": None,  # only the standard library is called: not the API under test
+    "test_missing_attr": "`shapes.percent_of` does not exist (`AttributeError`); it should.",
     "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: calling `area(2, 2)` returns `3`; it "
                 "should return `4`.",
     # pytest.raises as a call, chained with .match()

@@ -184,6 +184,8 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         if whole is None and outer is not None and not teller.public(outer) and outer.func is not None and \
                 (attr_name(outer.func) or "") not in NOT_API:
             return None  # the value comes out of the tests' own machinery, not out of the call found inside
+        if inner is None:
+            return None  # no call of the repository's API in it (the standard library's, the tests' own)
         subject = whole or _member_of(resolved, teller) or (f"A value computed from {func}" if func else None)
         if subject is None:
             return None
@@ -198,7 +200,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             return None
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
             else "it should not raise"
-        lead = "Calling " if direct else ("" if subject.startswith(("A value computed", "The ")) else "Computing ")
+        lead = "Calling " if direct else ("" if subject.startswith(("A value computed", "Reading ")) else "Computing ")
         return f"{lead}{subject} raises {error}{where}; {want}."
     m = _ASSERT.match(message)
     from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
@@ -227,7 +229,7 @@ _AT_INDEX = re.compile(r"^At index (\d+) diff: (.+?) != (.+)$")
 
 
 def _member_of(resolved, teller: Teller) -> str | None:
-    """"The `name` of `f` with `a`": an attribute (or a key) of what a public call returns, told part by part
+    """"Reading `name` of `f` with `a`": an attribute (or a key) of what a public call returns, told part by part
     when the whole expression would copy a test line."""
     if isinstance(resolved, ast.Attribute):
         member, owner = resolved.attr, resolved.value
@@ -240,7 +242,7 @@ def _member_of(resolved, teller: Teller) -> str | None:
     name, made = teller.code(member), teller.call_span(owner, {})
     if name is None or made is None or teller.names_tests(member):
         return None
-    return f"The {name} of {made}"
+    return f"Reading {name} of {made}"
 
 
 def _diff_hint(text: str, teller: Teller) -> str | None:
@@ -361,7 +363,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     if said is None or not conditions:
         return said
     head = ", ".join(conditions[:-1]) + (" and " if len(conditions) > 1 else "") + conditions[-1]
-    if said.startswith(("The ", "Calling ", "A value ", "Computing ")):
+    if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
         said = said[0].lower() + said[1:]
     return f"With {head}: {said}"
 
@@ -385,6 +387,9 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     under = site.raising_call if site.raising_call is not None else site.statement
     raised = _error_line(text)
     where = raise_site(text, evidence) if raised else ""
+    missing = _ATTR.search(raised) if raised and not where else None
+    if missing:  # the test's own line asked a module for a name it lacks: a missing API, not a call that raised
+        return f"`{missing.group(1)}.{missing.group(2)}` does not exist (`AttributeError`); it should."
     m = _DID_NOT_RAISE.search(text)
     unittest_missed = site.expect_raise is not None and not raised and "AssertionError" in message and (
         "not raised" in message or "not triggered" in message)  # assertRaises / assertWarns, unittest's words

@@ -6,11 +6,13 @@ and never a span that repeats ``leak_audit.DEFAULT_NGRAM`` tokens of a test file
 import ast
 import copy
 import re
+import sys
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
 
 MAX_CHARS = 160  # of a code span in a sentence
+_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{6,}\b|(?<![\w.])\d{12,}(?![\w.])")
 
 
 _TEST_NAMES = re.compile(r"^(test|Test)")
@@ -33,6 +35,7 @@ class Teller:
         self.disclose = disclose
         self.fixtures = fixture_values(parse_source(t) for t in evidence.test_sources.values())
         self.classes = test_classes(parse_source(t) for t in evidence.test_sources.values())
+        self.stdlib = stdlib_names(parse_source(t) for t in evidence.test_sources.values())
         self.helpers = helper_names(evidence.test_sources.values())
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
@@ -49,8 +52,11 @@ class Teller:
         return any(tuple(words[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(words) - DEFAULT_NGRAM + 1))
 
     def code(self, text: str) -> str | None:
-        """A code span for ``text``, or None when it would copy a test line."""
+        """A code span for ``text``, or None when it would copy a test line or holds a value that differs from
+        run to run (an address ``0x7f…``, a thread id or a time in nanoseconds: 12 digits or more)."""
         text = " ".join(text.split())
+        if _VOLATILE.search(text):
+            return None
         text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…"
         return None if self.copied(text) else "`" + text.replace("`", "'") + "`"
 
@@ -73,7 +79,8 @@ class Teller:
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
             root = root.value if not isinstance(root, ast.Call) else root.func
         name = root.id if isinstance(root, ast.Name) else None
-        return bool(name) and name not in self.helpers and name not in NOT_API and not _TEST_NAMES.match(name)
+        return bool(name) and name not in self.helpers and name not in NOT_API and not _TEST_NAMES.match(name) \
+            and name not in self.stdlib  # the API under test is the repository's
 
     def call_text(self, call: ast.Call, bound: dict) -> str | None:
         """How a user would write the call: bound names replaced by their values; a test variable whose value is
@@ -285,6 +292,22 @@ def fixture_values(trees) -> dict:
                 and isinstance(body[0].value, ast.Yield) else None)
             if value is not None and not params and is_bindable(value):
                 found.setdefault(node.name, value)
+    return found
+
+
+def stdlib_names(trees) -> set[str]:
+    """Names the test files import from the standard library (``import threading``, ``from io import
+    StringIO``; ``sys.stdlib_module_names``): their calls are never the API under test. A repository module
+    imported under a standard library's name (``import tomli as tomllib``) is not one of them."""
+    found: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Import):
+                found |= {(a.asname or a.name).split(".")[0] for a in node.names
+                          if a.name.split(".")[0] in sys.stdlib_module_names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                    node.module.split(".")[0] in sys.stdlib_module_names:
+                found |= {a.asname or a.name for a in node.names}
     return found
 
 
