@@ -639,7 +639,8 @@ def _drop_privileges(uid):
     return demote
 
 
-def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None):
+def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None,
+               fresh_bytecode=True):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
     ``junit_path``, with node ids relative to ``workspace`` (``--rootdir``).
 
@@ -648,15 +649,17 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     (plugins loaded by ``-p`` carry no distribution, which it would count as missing). ``runner_uid``: when not
     None and the grader is root, pytest runs as that user (HOME and TMPDIR in a fresh folder it owns).
     Returns ``(exit_code, seconds, log_tail)``; exit code 124 means the run hit ``timeout_sec``. ``full_log``:
-    a path that gets the whole output too (generation keeps it for debugging).
+    a path that gets the whole output too (generation keeps it for debugging). ``fresh_bytecode``: compile every
+    module afresh into a private cache, so a ``.pyc`` an agent planted is never read (grading); generation's runs,
+    in a container no agent has touched, read the image's own bytecode (compiled at install), which is faster.
     """
     env = dict(os.environ)
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
         env.pop(name, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
-    # cached bytecode planted beside a module is never read
-    env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
+    if fresh_bytecode:  # cached bytecode planted beside a module is never read
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
     preexec = None
     if runner_uid is not None and os.geteuid() == 0:
         home = os.path.join(scratch, "home")
@@ -847,7 +850,8 @@ def cmd_run(args):
     folder, junit = _junit_dir()
     targets = config.get("run_targets", [])
     code, seconds, tail = run_pytest(config["workspace"], targets, junit, config.get("timeout_sec", 1800),
-                                     config.get("pytest_plugins"), _runner_uid(config), full_log=args.results + ".log")
+                                     config.get("pytest_plugins"), _runner_uid(config), full_log=args.results + ".log",
+                                     fresh_bytecode=False)  # generation: no agent has been in this container
     notes = {}
     outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail, notes)
     if os.path.exists(junit):  # kept beside the results for the run's artefacts

@@ -237,6 +237,33 @@ def _strip_refs_line(line: str) -> str | None:
     return text if text != line.rstrip() else line
 
 
+_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
+_HOUSEKEEPING = re.compile(r"^(?:docs?\b|typos?\b|fix(?:ed)? typos?|lint|format(?:ting)?\b|reformat|rephrase|reword|align|"
+                           r"clean ?up|address(?:ed)? (?:review|comments?|feedback)|review\b|wip\b|nits?\b|style\b|"
+                           r"(?:fix|update|add|adjust|tweak)(?:ed)? (?:the )?(?:tests?|docs?|changelog|news)\b|"
+                           r"(?:add|update)(?:ed)? (?:a )?(?:changelog|news) (?:entry|fragment)|news fragments?|"
+                           r"changelog\b|merge (?:branch|remote)|bump\b|pre-commit|ruff\b|mypy\b|black\b|"
+                           r"apply suggestions?|oops|more\b)", re.I)
+SQUASH_LIST = 4  # bullet lines from which a body counts as a squash merge's list of commit subjects
+
+
+def _drop_housekeeping(lines: list[str]) -> list[str]:
+    """Drop list items that are commit-subject noise: housekeeping ("Add docs", "fix typo", "Address review",
+    "Fix news fragments", "ruff", ...) always; in a squash merge's list of subjects (``SQUASH_LIST`` items or
+    more), also items of three words or fewer ("fix math", "be more explicit"), which say nothing of the
+    behaviour."""
+    bullets = [m.group(1) for ln in lines if (m := _BULLET.match(ln))]
+    squash = len(bullets) >= SQUASH_LIST
+    kept = []
+    for line in lines:
+        m = _BULLET.match(line)
+        item = m.group(1).strip().rstrip(".") if m else ""
+        if m and (_HOUSEKEEPING.match(item) or (squash and len(_WORD.findall(item)) <= 3)):
+            continue
+        kept.append(line)
+    return kept
+
+
 def _collapse_blank_lines(lines: list[str]) -> list[str]:
     out: list[str] = []
     for line in lines:
@@ -256,7 +283,9 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
 
     Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
     (Signed-off-by, Co-authored-by, ..., Change-Id), bots' lines (pre-commit.ci, dependabot, ``[bot]``,
-    changelog-only squash bullets), horizontal rules and task list lines (`- [ ]`, `- [x]`) removed; boilerplate sections (heading or
+    changelog-only squash bullets), horizontal rules and task list lines (`- [ ]`, `- [x]`) removed; housekeeping
+    list items (``_drop_housekeeping``: "Add docs", "fix typo", a squash list's items of three words or fewer)
+    removed; boilerplate sections (heading or
     bare label titled tests added / test plan / testing / checklist / ...)
     removed; `<details>` blocks removed; sentences naming a grading test (pytest node id
     `path::Class::func[p]`: its path, file name, class and function names) or a `hidden_paths` entry
@@ -276,7 +305,7 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     text = _DIFF_FENCE.sub("", text)
     lines = [ln for ln in text.split("\n")
              if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln) or _BOT_LINE.search(ln))]
-    lines = _drop_sections(lines)
+    lines = _drop_housekeeping(_drop_sections(lines))
     paths, names = grading_test_needles(test_ids, hidden_paths)
     lines = [kept for ln in lines if (kept := _without_test_sentences(ln, paths, names)) is not None]
     stripped = [s for s in map(_strip_refs_line, lines) if s is not None]

@@ -4,6 +4,8 @@ FROM ${bootstrap_image}
 COPY repo/ /workspace/
 WORKDIR /workspace
 ${env_lines}
-RUN ${install_command}
+# Installed packages get their bytecode now (uv: UV_COMPILE_BYTECODE), so the generation's test runs do not
+# compile them again; grading compiles afresh into a private cache whatever the image holds.
+RUN export UV_COMPILE_BYTECODE=1 && ${install_command}
 # Build by-products of the install are not the agent's changes: keep them out of `git status`.
 RUN printf '*.egg-info/\n__pycache__/\nbuild/\n.eggs/\n' >> .git/info/exclude

@@ -195,6 +195,11 @@ def test_env_case(monkeypatch, prop, value):
     assert getattr(Box(), prop) == {"width": 5, "height": 4}[prop] + 1
 
 
+def test_env_unknown(monkeypatch):
+    monkeypatch.setenv("UNITS", str(area(1, 1)))
+    assert area(2, 2) == 4
+
+
 def test_volatile():
     assert area(10 ** 7, 10 ** 6) == 1
 
@@ -240,7 +245,7 @@ class T(unittest.TestCase):
 """
 
 NEW_TESTS = """\
-from shapes import percent
+from shapes import percent, ratio
 
 
 def test_percent():
@@ -277,7 +282,8 @@ SAID = {
     "test_member": "Reading `base` of `Parser` gives `16`; it should be `17`.",
     # a value of 12 digits or more (an id, an address, a time) may differ between runs: not told
     "test_volatile": "Calling `area` with `10 ** 7` and `10 ** 6` gives a wrong result; it should return `1`.",
-    "test_stdlib": None,  # only the standard library is called: not the API under test
+    "test_stdlib": None,
+    "test_env_unknown": None,  # what happened holds for a value the test set that cannot be told: not told  # only the standard library is called: not the API under test
     "test_missing_attr": "`shapes.percent_of` does not exist (`AttributeError`); it should.",
     "test_env": "With the environment variable `UNITS_STRICT` set to `'1'`: calling `area(2, 2)` returns `3`; it "
                 "should return `4`.",
@@ -343,8 +349,10 @@ def test_one_sentence_per_failure_shape(evidence, name):
 
 def test_observed_behaviour_leads_with_import_errors_and_keeps_three(evidence):
     said = observed.observed_behaviour(evidence)
+    # Python names only the first name it misses: the others of the same import line are told too
     assert said[0] == ("`from shapes import percent` fails with `ImportError`: `shapes` has no `percent`; it "
-                       "should provide it. Once it exists, `percent(1, 3)` should return `33`.")
+                       "should provide it. It should provide `ratio` too. Once it exists, `percent(1, 3)` should "
+                       "return `33`.")
     # at most MAX_SENTENCES: each next one the failure that tells the most code spans not told yet
     spans = {name: set(re.findall(r"`[^`]+`", text)) for name, text in SAID.items() if text}
     names = [next(n for n, t in SAID.items() if t == s) for s in said[1:] if s in SAID.values()]

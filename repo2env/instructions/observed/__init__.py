@@ -95,7 +95,8 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
         said = import_sentence(evidence.import_errors[path])
         if said and said[0] not in out:
             told = usage(said[1], path, evidence, teller)
-            out.append(said[0] + (f" {told}" if told else ""))
+            also = _imported_with(said[1], evidence.test_sources.get(path, ""), teller)
+            out.append(said[0] + (f" It should provide {also} too." if also else "") + (f" {told}" if told else ""))
     found: list[str] = []
     for test_id in evidence.fail_to_pass[:MAX_CONSIDERED]:
         text = evidence.failures.get(test_id)
@@ -108,6 +109,19 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
         out.append(best)
         found.remove(best)
     return out[:MAX_SENTENCES]
+
+
+def _imported_with(name: str, source: str, teller: Teller) -> str | None:
+    """The other names imported in the same ``from m import ...`` as ``name`` (Python reports only the first
+    one it misses), as code spans: "`b` and `c`"; None when there are none (or one would name the tests')."""
+    tree = parse_source(source)
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names):
+            others = [teller.code(a.name) for a in node.names if a.name != name and not teller.names_tests(a.name)]
+            others = [o for o in others if o]
+            if others:
+                return others[0] if len(others) == 1 else ", ".join(others[:-1]) + " and " + others[-1]
+    return None
 
 
 def section(sentences: list[str]) -> str:

@@ -362,6 +362,8 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
         return said
+    if any(c.endswith("` set") for c in conditions):
+        return None  # what happened holds for the value the test set, which cannot be told: the rest would mislead
     head = ", ".join(conditions[:-1]) + (" and " if len(conditions) > 1 else "") + conditions[-1]
     if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
         said = said[0].lower() + said[1:]
