@@ -245,20 +245,22 @@ _HOUSEKEEPING = re.compile(r"^(?:docs?\b|typos?\b|fix(?:ed)? typos?|lint|format(
                            r"changelog\b|merge (?:branch|remote)|bump\b|pre-commit|ruff\b|mypy\b|black\b|"
                            r"apply suggestions?|oops|more\b)", re.I)
 SQUASH_LIST = 4  # bullet lines from which a body counts as a squash merge's list of commit subjects
+HOUSEKEEPING_WORDS = 5  # a longer item that starts like housekeeping ("Align columns when ...") says what changed
 
 
 def _drop_housekeeping(lines: list[str]) -> list[str]:
-    """Drop list items that are commit-subject noise: housekeeping ("Add docs", "fix typo", "Address review",
-    "Fix news fragments", "ruff", ...) always; in a squash merge's list of subjects (``SQUASH_LIST`` items or
-    more), also items of three words or fewer ("fix math", "be more explicit"), which say nothing of the
-    behaviour."""
+    """Drop list items that are commit-subject noise: short housekeeping (``HOUSEKEEPING_WORDS`` words or fewer:
+    "Add docs", "fix typo", "Address review comments", "Fix news fragments", "ruff", ...) always; in a squash
+    merge's list of subjects (``SQUASH_LIST`` items or more), also items of three words or fewer ("fix math",
+    "be more explicit"), which say nothing of the behaviour."""
     bullets = [m.group(1) for ln in lines if (m := _BULLET.match(ln))]
     squash = len(bullets) >= SQUASH_LIST
     kept = []
     for line in lines:
         m = _BULLET.match(line)
         item = m.group(1).strip().rstrip(".") if m else ""
-        if m and (_HOUSEKEEPING.match(item) or (squash and len(_WORD.findall(item)) <= 3)):
+        words = len(_WORD.findall(item))
+        if m and ((_HOUSEKEEPING.match(item) and words <= HOUSEKEEPING_WORDS) or (squash and words <= 3)):
             continue
         kept.append(line)
     return kept
