@@ -69,23 +69,18 @@ def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
     ``expected_nop``: 0.0 for a binary reward, the measured baseline for a graded one). A task whose verifier
     runs in its own container (schema 1.3) is run by ``separate_verifier.SeparateTrial``. ``workers``: with 2,
     the two run side by side, each in its own fresh container (``core.concurrency``)."""
+    expected = {"oracle": 1.0, "nop": expected_nop}
     with timings.stage("controls"):
-        return _run_controls(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec,
-                             expected={"oracle": 1.0, "nop": expected_nop}, workers=workers)
-
-
-def _run_controls(client, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
-                  expected: dict, workers: int) -> list[ControlResult]:
-    config = read_task_toml(bundle)
-    if verifier_mode(config) == "separate":
-        trial = SeparateTrial(client, bundle, config, task_id)
-        calls = [lambda n=name: trial.run(n, expected[n], verifier_timeout_sec=verifier_timeout_sec)
-                 for name in CONTROLS]
-    else:
-        image = environment_image(client, bundle / "environment", task_id)
-        calls = [lambda n=name: run_control(client, bundle, image, n, expected[n],
-                                            verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
-    return concurrency.run_all(calls, workers)
+        config = read_task_toml(bundle)
+        if verifier_mode(config) == "separate":
+            trial = SeparateTrial(client, bundle, config, task_id)
+            calls = [lambda n=name: trial.run(n, expected[n], verifier_timeout_sec=verifier_timeout_sec)
+                     for name in CONTROLS]
+        else:
+            image = environment_image(client, bundle / "environment", task_id)
+            calls = [lambda n=name: run_control(client, bundle, image, n, expected[n],
+                                                verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
+        return concurrency.run_all(calls, workers)
 
 
 def evaluation_from(results: list[ControlResult], bundle_hash: str,

@@ -37,7 +37,7 @@ import re
 from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
 from repo2env.instructions.observed.failing_statement import RAISES
 from repo2env.instructions.observed.shapes import import_sentence, sentence, usage
-from repo2env.instructions.observed.spans import Teller, attr_name
+from repo2env.instructions.observed.spans import Teller, attr_name, joined
 
 __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section", "sentence"]
 
@@ -120,7 +120,7 @@ def _imported_with(name: str, source: str, teller: Teller) -> str | None:
             others = [teller.code(a.name) for a in node.names if a.name != name and not teller.names_tests(a.name)]
             others = [o for o in others if o]
             if others:
-                return others[0] if len(others) == 1 else ", ".join(others[:-1]) + " and " + others[-1]
+                return joined(others)
     return None
 
 

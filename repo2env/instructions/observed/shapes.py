@@ -8,7 +8,7 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
-from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal
+from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -364,7 +364,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
         return said
     if any(c.endswith("` set") for c in conditions):
         return None  # what happened holds for the value the test set, which cannot be told: the rest would mislead
-    head = ", ".join(conditions[:-1]) + (" and " if len(conditions) > 1 else "") + conditions[-1]
+    head = joined(conditions)
     if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
         said = said[0].lower() + said[1:]
     return f"With {head}: {said}"

@@ -33,9 +33,8 @@ class Teller:
 
     def __init__(self, evidence: Evidence, disclose: bool = True):
         self.disclose = disclose
-        self.fixtures = fixture_values(parse_source(t) for t in evidence.test_sources.values())
-        self.classes = test_classes(parse_source(t) for t in evidence.test_sources.values())
-        self.stdlib = stdlib_names(parse_source(t) for t in evidence.test_sources.values())
+        trees = [parse_source(t) for t in evidence.test_sources.values()]
+        self.fixtures, self.classes, self.stdlib = fixture_values(trees), test_classes(trees), stdlib_names(trees)
         self.helpers = helper_names(evidence.test_sources.values())
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
@@ -114,8 +113,7 @@ class Teller:
         spans = [s for s in spans if s != "`…`"]
         if func is None or not spans or None in spans:
             return func
-        listed = spans[0] if len(spans) == 1 else ", ".join(spans[:-1]) + " and " + spans[-1]
-        return f"{func} with {listed}"
+        return f"{func} with {joined(spans)}"
 
     def argument(self, node) -> str | None:
         """One argument as a user would tell it: its code span; when that would copy a test line, a literal
@@ -134,9 +132,8 @@ class Teller:
         if isinstance(value, ast.Dict) and value.keys and all(isinstance(k, ast.Constant) for k in value.keys):
             keys = [self.code(repr(k.value)) for k in value.keys]
             if None not in keys:
-                shown = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " and " + keys[-1]
-                return f"a dict with the key{'s' if len(keys) > 1 else ''} {shown}" + (f" as `{prefix[:-1]}`"
-                                                                                       if prefix else "")
+                return f"a dict with the key{'s' if len(keys) > 1 else ''} {joined(keys)}" + (
+                    f" as `{prefix[:-1]}`" if prefix else "")
         if isinstance(value, ast.List | ast.Tuple | ast.Set):
             kind = type(value).__name__.lower()
             return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
@@ -203,6 +200,11 @@ class Substitute(ast.NodeTransformer):
         if value is None or self.depth == 0:
             return node
         return Substitute(self.bound, self.depth - 1).visit(copy_node(value))
+
+
+def joined(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: items listed as a sentence does."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def copy_node(node):
