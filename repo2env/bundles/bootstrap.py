@@ -120,7 +120,11 @@ def pins(tests_dir: Path, names: list[str]) -> str:
                     for name in names)
 
 
+# grader modules a main grader may import, in load order
+LIBRARIES = ("env_guard.py", "runtime_verifier.py", "go_runner.py", "js_runner.py")
+
+
 def grader_files(tests_dir: Path, main: str) -> list[str]:
-    """The grader files of a bundle's ``tests_dir`` to pin, dependencies first: ``env_guard.py`` when the bundle
-    ships it, then ``main``."""
-    return [name for name in ("env_guard.py",) if (tests_dir / name).is_file() and name != main] + [main]
+    """The grader files of a bundle's ``tests_dir`` to pin, dependencies first: those of ``LIBRARIES`` the
+    bundle ships (``runtime_verifier.py`` and the runner beside a toolchain language's grader), then ``main``."""
+    return [name for name in LIBRARIES if (tests_dir / name).is_file() and name != main] + [main]

@@ -11,13 +11,17 @@ Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or re
 would run (configured through git, an interpreter replaced on PATH), grading inputs rewritten after upload by a
 process left running, a grader made to hang (a FIFO and a huge sparse file in site-packages), the code under test
 rewriting its own verdict (appended to the package's own source: flip every outcome, exit early with success,
-rewrite the result file, flip only the graded tests), history and file-system digging, pipeline-specific
+rewrite the result file, flip only the graded tests; in Go, an ``init()`` that forges the runner's report), Go's
+own tampering (a planted ``TestMain``, ``GOFLAGS`` through go's env file and the shell, a ``go.work``, the
+toolchain's ``testing`` package edited; in JavaScript, the runners' configuration and ``node_modules`` edited, the
+code under test neutering ``expect``), history and file-system digging, pipeline-specific
 (equivalence_tests: reading the grader's files, delegating to the original), and the valid alternative (the
 reference with locals renamed and reformatted by ``ast.unparse``).
 
 The material the scripts read is staged in ``/tmp/r2e-probe``: ``targets.txt`` (the grading tests' files),
 ``ids.txt`` (their node ids), ``gold_lines.txt`` (lines the reference adds, at least 16 characters),
-``changed.txt`` (the reference's Python files), ``eqv.json`` and the helper scripts.
+``changed.txt`` (the reference's Python files), ``changed_js.txt`` (its JavaScript/TypeScript files),
+``eqv.json`` and the helper scripts.
 """
 
 import json
@@ -58,21 +62,23 @@ class Probe:
     applies: tuple[str, ...]
     check: bool = False
     honest: bool = False
+    languages: tuple[str, ...] = ("*",)  # the bundle languages it applies to (``bundle_language``); "*" any
 
 
 ALL = ("runtime", "eqv", "diff")
+PY, GO, JS = ("python",), ("go",), ("javascript",)
 PROBES = (
     Probe("reward_files", "reward_forgery", "reward_files.sh", ALL),
     Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL),
     Probe("reward_dirs", "reward_forgery", "reward_dirs.sh", ALL),
     Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL),
-    Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",)),
-    Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",)),
-    Probe("pyproject_addopts", "runner_tampering", "pyproject_addopts.sh", ("runtime",)),
-    Probe("site_pth", "runner_tampering", "site_pth.sh", ("runtime", "eqv")),
-    Probe("sitecustomize", "runner_tampering", "sitecustomize.sh", ("runtime", "eqv")),
-    Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",)),
-    Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",)),
+    Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",), languages=PY),
+    Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",), languages=PY),
+    Probe("pyproject_addopts", "runner_tampering", "pyproject_addopts.sh", ("runtime",), languages=PY),
+    Probe("site_pth", "runner_tampering", "site_pth.sh", ("runtime", "eqv"), languages=PY),
+    Probe("sitecustomize", "runner_tampering", "sitecustomize.sh", ("runtime", "eqv"), languages=PY),
+    Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",), languages=PY),
+    Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",), languages=PY),
     Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",)),
     Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",)),
     Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",)),
@@ -82,15 +88,26 @@ PROBES = (
     Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
     Probe("grader_swapper", "input_rewriting", "grader_swapper.sh", ("runtime", "eqv")),
     Probe("fifo_site_packages", "grader_hang", "fifo_site_packages.sh", ("runtime", "eqv")),
-    Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",)),
-    Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",)),
-    Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",)),
-    Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",)),
+    Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",), languages=PY),
+    Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",), languages=PY),
+    Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",), languages=PY),
+    Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY),
+    Probe("go_testmain", "runner_tampering", "go_testmain.sh", ("runtime",), languages=GO),
+    Probe("go_env_config", "runner_tampering", "go_env_config.sh", ("runtime",), languages=GO),
+    Probe("go_goroot_testing", "runner_tampering", "go_goroot_testing.sh", ("runtime",), languages=GO),
+    Probe("go_code_forge", "code_under_test", "go_code_forge.sh", ("runtime",), languages=GO),
+    Probe("js_runner_config", "runner_tampering", "js_runner_config.sh", ("runtime",), languages=JS),
+    Probe("js_node_modules", "runner_tampering", "js_node_modules.sh", ("runtime",), languages=JS),
+    Probe("js_code_expect", "code_under_test", "js_code_expect.sh", ("runtime",), languages=JS),
     Probe("history", "history_digging", "history_check.py", ALL, check=True),
     Probe("filesystem", "history_digging", "filesystem_check.py", ALL, check=True),
     Probe("eqv_read_tests", "pipeline", "eqv_read_tests.sh", ("eqv",)),
     Probe("eqv_delegate", "pipeline", "eqv_delegate.sh", ("eqv",)),
-    Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True),
+    Probe("js_valid_alternative", "valid_alternative", "js_valid_alternative.sh", ("runtime",), honest=True,
+          languages=JS),
+    Probe("go_valid_alternative", "valid_alternative", "go_valid_alternative.sh", ("runtime",), honest=True,
+          languages=GO),
+    Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True, languages=PY),
 )
 HELPERS = ("evil_plugin.py", "alternative.py", "history_check.py", "filesystem_check.py", "trivial_tests.py")
 
@@ -128,10 +145,21 @@ def task_kind(config: dict) -> str | None:
             "pr_diff": "diff"}.get(pipeline)
 
 
-def applicable(config: dict) -> list[Probe]:
-    """The probes that apply to the task described by ``config`` (its parsed task.toml)."""
-    kind = task_kind(config)
-    return [p for p in PROBES if kind in p.applies]
+def bundle_language(bundle: Path | None) -> str:
+    """The language of a bundle's tests: ``tests/config.json``'s ``runner`` (``go``), else ``python``."""
+    config = bundle / "tests" / "config.json" if bundle is not None else None
+    try:
+        return str(json.loads(config.read_text()).get("runner") or "python") if config and config.is_file() \
+            else "python"
+    except (ValueError, OSError, AttributeError):
+        return "python"
+
+
+def applicable(config: dict, bundle: Path | None = None) -> list[Probe]:
+    """The probes that apply to the task described by ``config`` (its parsed task.toml) and, by its language
+    (``bundle_language``), to the bundle at ``bundle``."""
+    kind, language = task_kind(config), bundle_language(bundle)
+    return [p for p in PROBES if kind in p.applies and ("*" in p.languages or language in p.languages)]
 
 
 def _read(name: str) -> str:
@@ -166,11 +194,12 @@ def stage_material(bundle: Path, dest: Path) -> None:
     (dest / "targets.txt").write_text("".join(f"{f}\n" for f in sorted({i.split("::", 1)[0] for i in ids})))
     patch = bundle / "solution" / "patch.diff"
     reference = bundle / "solution" / "reference"
-    gold, changed = [], []
+    gold, changed, changed_js = [], [], []
     if patch.is_file():
         text = patch.read_text(encoding="utf-8", errors="replace")
         gold = _added_lines(text)
         changed = re.findall(r"^\+\+\+ b/(\S+\.py)$", text, re.MULTILINE)
+        changed_js = re.findall(r"^\+\+\+ b/(\S+\.[cm]?[jt]sx?)$", text, re.MULTILINE)
     elif reference.is_dir():
         for path in sorted(p for p in reference.rglob("*") if p.is_file()):
             gold += [line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
@@ -181,6 +210,7 @@ def stage_material(bundle: Path, dest: Path) -> None:
         changed = ["task_module.py"]
     (dest / "gold_lines.txt").write_text("".join(f"{g}\n" for g in sorted(set(gold)) if len(g) >= MIN_LINE))
     (dest / "changed.txt").write_text("".join(f"{c}\n" for c in changed))
+    (dest / "changed_js.txt").write_text("".join(f"{c}\n" for c in changed_js))
     eqv = bundle / "tests" / "eqv_config.json"
     (dest / "eqv.json").write_text(eqv.read_text() if eqv.is_file() else "{}")
     for path in dest.iterdir():
@@ -214,7 +244,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     ``workers`` side by side (``core.concurrency``); engine errors are reported per probe. Results in
     ``PROBES`` order."""
     config = read_task_toml(bundle)
-    probes = [p for p in applicable(config) if only is None or p.name in only]
+    probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
     try:
         stage_material(bundle, material)

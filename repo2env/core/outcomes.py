@@ -33,6 +33,8 @@ class SkipReason(StrEnum):
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     ENV_BUILD_FAILED = "env_build_failed"
     PYTHON_UNAVAILABLE = "python_unavailable"
+    TOOLCHAIN_UNAVAILABLE = "toolchain_unavailable"
+    LANGUAGE_UNSUPPORTED = "language_unsupported"
     TEST_RUN_FAILED = "test_run_failed"
     NO_FAIL_TO_PASS = "no_fail_to_pass"
     SUBMODULE_MISSING = "submodule_missing"
@@ -72,7 +74,11 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.PYTHON_UNAVAILABLE: "the base commit needs a Python this machine has no base image for (run "
                                     "`R2E_PYTHONS=X.Y bash scripts/setup_docker.sh` with that CPython installed), or "
                                     "its requires-python allows none of 3.8-3.13",
-    SkipReason.TEST_RUN_FAILED: "pytest could not run in the task container (no JUnit XML)",
+    SkipReason.TOOLCHAIN_UNAVAILABLE: "the repository's language needs a toolchain image this machine has not "
+                                      "built (run `bash scripts/setup_docker.sh` on a host with that toolchain)",
+    SkipReason.LANGUAGE_UNSUPPORTED: "the repository's language or build tool is recognised but not supported "
+                                     "(the detail says which and why)",
+    SkipReason.TEST_RUN_FAILED: "the test runner could not run in the task container (no structured results)",
     SkipReason.NO_FAIL_TO_PASS: "no test fails before the fix and passes after it, consistently",
     SkipReason.TEST_ENVIRONMENT_BROKEN: "a test module cannot be imported in any run, even with the fix (a missing "
                                          "test dependency or data file): the environment is broken, not the code",

@@ -104,7 +104,8 @@ class InstallRecipe(Record):
     """How to install a repository's dependencies at one commit inside the bootstrap image.
 
     ``commands`` run with ``sh -c`` in ``/workspace`` (e.g. ``uv pip install --system -e '.[test]' pytest``);
-    ``exclude_newer`` (RFC 3339) resolves packages as of the base commit's date; ``source`` says where the
+    ``python`` is the interpreter of the image (the grader's, for a toolchain language whose ``base_image`` names
+    the image); ``exclude_newer`` (RFC 3339) resolves packages as of the base commit's date; ``source`` says where the
     recipe came from (``detected:<files>`` or ``config``). ``plan`` is the language's own description of the
     rung (what the environment memory stores and the fallback ladder varies: the Python, floors, parts added by
     the feedback loop); ``rung`` names it in one line (``3.11, build tools floored``); ``parts`` say why each
@@ -112,6 +113,7 @@ class InstallRecipe(Record):
     """
 
     python: str = DEFAULT_PYTHON
+    base_image: str | None = None  # a toolchain language's image (r2e/go:1.26); None: python:<python>-slim
     apt_packages: tuple[str, ...] = ()
     commands: tuple[str, ...]
     env: dict[str, str] = Field(default_factory=dict)
@@ -186,11 +188,14 @@ class LedgerEntry(Record):
 
 class RepoEnvConfig(Record):
     """Overrides for one repository. ``install`` replaces the detected install commands when non-empty;
-    ``python`` (``"3.11"``) fixes the interpreter (None: chosen per base commit); ``memory_mb`` and ``cpus`` cap
+    ``python`` (``"3.11"``) fixes the interpreter (None: chosen per base commit); ``toolchain`` (``"1.22"``)
+    fixes a toolchain language's version, i.e. its image ``r2e/<language>:<toolchain>`` (None: the one
+    ``scripts/setup_docker.sh`` built from this host's toolchain); ``memory_mb`` and ``cpus`` cap
     every container of its tasks (test runs, controls, probes) and go into each task's ``[environment]`` (None:
     ``core.limits.MEMORY_MB``, one CPU)."""
 
     python: str | None = None
+    toolchain: str | None = None
     apt_packages: list[str] = []
     install: list[str] = []
     env: dict[str, str] = {}

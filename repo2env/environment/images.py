@@ -165,14 +165,21 @@ def base_image_for(python: str) -> str:
 BASE_IMAGE = base_image_for(DEFAULT_PYTHON)
 
 
+def recipe_base_image(recipe: InstallRecipe) -> str:
+    """The image a recipe builds on: its ``base_image`` (a toolchain language's, ``scripts/setup_docker.sh``
+    builds it), else ``python:<recipe.python>-slim``."""
+    return recipe.base_image or base_image_for(recipe.python)
+
+
 def bootstrap_image(client: docker.DockerClient, repo: RepoRef, recipe: InstallRecipe) -> str:
     """Ensure the bootstrap image for ``repo`` exists; returns its tag ``local/r2e-bootstrap/<repo>:<hash12>``.
 
     Raises ``BuildError`` when the base image for ``recipe.python`` is missing (with how to make it)."""
-    base_image = base_image_for(recipe.python)
+    base_image = recipe_base_image(recipe)
     if not image_exists(client, base_image):
-        raise BuildError(f"base image {base_image} is missing; run `R2E_BASE_IMAGE={base_image} "
-                         "R2E_PYTHON_HOME=<a CPython of that version> bash scripts/setup_docker.sh`")
+        fix = ("bash scripts/setup_docker.sh` on a host with that toolchain" if recipe.base_image else
+               f"R2E_BASE_IMAGE={base_image} R2E_PYTHON_HOME=<a CPython of that version> bash scripts/setup_docker.sh`")
+        raise BuildError(f"base image {base_image} is missing; run `{fix}")
     dockerfile = templates.render("bootstrap.Dockerfile", base_image=base_image, uv_version=UV_VERSION,
                                   apt_packages=" ".join(shlex.quote(p) for p in recipe.apt_packages))
     tag = f"local/r2e-bootstrap/{_repo_component(repo.slug)}:{_digest(dockerfile)}"

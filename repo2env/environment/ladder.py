@@ -149,7 +149,7 @@ class EnvironmentSearch:
     def build(self, recipe: InstallRecipe) -> TaskImage | None:
         """Build the task image of ``recipe``; None when it failed (recorded: the Python has no base image, or
         the install failed). ``DockerUnavailable`` propagates."""
-        base = images.base_image_for(recipe.python)
+        base = images.recipe_base_image(recipe)
         if not images.image_exists(self.ctx.client, base):
             self._record(recipe, "python_unavailable", f"no base image {base}")
             return None
@@ -245,6 +245,10 @@ class EnvironmentSearch:
         tried = ", ".join(f"{a.rung} ({a.outcome.replace('_', ' ')})" for a in self.attempts)
         if not self.attempts:
             return Skip(SkipReason.PYTHON_UNAVAILABLE, self.why or "no Python allowed")
+        if all(a.outcome == "python_unavailable" for a in self.attempts) and self.attempts[0].detail.startswith(
+                "no base image r2e/"):  # a toolchain language's image
+            return Skip(SkipReason.TOOLCHAIN_UNAVAILABLE, f"{self.attempts[0].detail}: run `bash "
+                        "scripts/setup_docker.sh` on a host that has the toolchain")
         if all(a.outcome == "python_unavailable" for a in self.attempts):
             versions = ", ".join(dict.fromkeys(a.python for a in self.attempts))
             first = self.attempts[0].python

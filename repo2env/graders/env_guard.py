@@ -18,7 +18,8 @@ tests, every process but the grader, its ancestors and the container's main chai
 as Harbor starts it) is killed, so nothing the agent or the tests started (say, a daemon waiting to overwrite the
 reward, which ends up a younger child of pid 1) outlives them.
 
-``python3 env_guard.py snapshot`` prints the snapshot as JSON; ``python3 env_guard.py kill-strays`` kills the
+``python3 env_guard.py snapshot [FOLDER ...] [--skip=NAME ...]`` prints the snapshot as JSON (the folders
+recorded too, folders called NAME left out); ``python3 env_guard.py kill-strays`` kills the
 strays.
 """
 
@@ -116,13 +117,19 @@ def system_paths():
     return paths + sorted(libraries)
 
 
-def snapshot():
-    """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target."""
+def snapshot(extra_roots=(), skip_dirs=()):
+    """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target.
+    ``extra_roots``: more folders to record whole (a toolchain language's compiler, module cache and build cache:
+    what its test runs read besides the workspace), kept in the snapshot as ``extra_roots`` for ``compare``;
+    ``skip_dirs``: folder names left out wherever they are (a runner's cache, which the grader removes before it
+    runs), kept as ``skip_dirs``."""
     files = {}
-    for root in roots():
+    skipped = set(skip_dirs) | {"__pycache__"}
+    extra = sorted(os.path.realpath(r) for r in extra_roots if os.path.isdir(r))
+    for root in roots() + extra:
         for folder, dirs, names in os.walk(root):
             links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # recorded, never followed
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and d not in links)
+            dirs[:] = sorted(d for d in dirs if d not in skipped and d not in links)
             bookkeeping = folder.endswith(".dist-info")
             for name in names + links:
                 if bookkeeping and name in BOOKKEEPING:
@@ -138,12 +145,17 @@ def snapshot():
             files[os.path.realpath(path)] = _entry(os.path.realpath(path))
         except OSError:
             files[os.path.realpath(path)] = "absent"
-    return {"roots": roots(), "files": files, "executable": exe}
+    found = {"roots": roots(), "files": files, "executable": exe}
+    if extra:
+        found["extra_roots"] = extra
+    if skip_dirs:
+        found["skip_dirs"] = sorted(skip_dirs)
+    return found
 
 
 def compare(recorded):
     """A one-line reason when the environment differs from ``recorded`` (a snapshot), else None."""
-    now = snapshot()["files"]
+    now = snapshot(recorded.get("extra_roots") or (), recorded.get("skip_dirs") or ())["files"]
     before = recorded.get("files", {})
     added = sorted(set(now) - set(before))
     removed = sorted(set(before) - set(now))
@@ -152,7 +164,8 @@ def compare(recorded):
         if paths:
             more = " (and %d more)" % (len(added) + len(changed) + len(removed) - 1) if \
                 len(added) + len(changed) + len(removed) > 1 else ""
-            return "python environment changed since the task was built: %s %s%s" % (label, paths[0], more)
+            what = "environment" if recorded.get("extra_roots") else "python environment"
+            return "%s changed since the task was built: %s %s%s" % (what, label, paths[0], more)
     return None
 
 
@@ -219,11 +232,14 @@ def kill_strays():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["snapshot"]:
-        sys.stdout.write(json.dumps(snapshot(), sort_keys=True))
+    if sys.argv[1:2] == ["snapshot"]:
+        args = sys.argv[2:]
+        skip = [a[len("--skip="):] for a in args if a.startswith("--skip=")]
+        sys.stdout.write(json.dumps(snapshot([a for a in args if not a.startswith("--skip=")], skip),
+                                    sort_keys=True))
         sys.exit(0)
     if sys.argv[1:] == ["kill-strays"]:
         kill_strays()
         sys.exit(0)
-    sys.stderr.write("usage: env_guard.py snapshot | kill-strays\n")
+    sys.stderr.write("usage: env_guard.py snapshot [EXTRA_ROOT ...] [--skip=DIRNAME ...] | kill-strays\n")
     sys.exit(2)

@@ -352,16 +352,18 @@ def _real_parents(workspace, rel):
             os.mkdir(current)
 
 
-def prepare_workspace(inputs):
+def prepare_workspace(inputs, planted=None):
     """Reset the test files and test configuration to the bytes they must have for grading (module docstring,
-    step 3). Does nothing when ``config["prepared"]`` (a schema 1.3 verifier image). Raises ``OSError``."""
+    step 3). Does nothing when ``config["prepared"]`` (a schema 1.3 verifier image). ``planted``: the rule for
+    files to remove first (``planted_files``' signature; default ``planted_files``, pytest's). Raises
+    ``OSError``."""
     config = inputs["config"]
     if config.get("prepared"):
         return
     ws = config["workspace"]
     overlay = config.get("overlay") or {}
     modes = overlay.get("write", {})
-    for rel in planted_files(ws, inputs["base_files"], list(modes) + list(overlay.get("delete", []))):
+    for rel in (planted or planted_files)(ws, inputs["base_files"], list(modes) + list(overlay.get("delete", []))):
         _remove(os.path.join(ws, rel))
     for rel in overlay.get("delete", []):
         _real_parents(ws, rel)

@@ -17,6 +17,12 @@ Optional, for environments across history (``environment.ladder``; a language wi
 ``parse_messages`` (skip reasons, import errors and failure details from the structured results), ``setup_files`` and
 ``plan_from_proposal`` (the setup agent's view and its checked proposal).
 
+Optional, for languages beside Python (``go``, ``javascript``): ``detect_commit`` (``detect`` that may read the
+tree's files, e.g. ``package.json``), ``grader_config`` (keys the grader's ``config.json`` needs, e.g. its
+``runner``), ``grader_rules`` (the instruction's last paragraph: what grading resets and runs),
+``observed_behaviour`` (the observed problem from the runner's failure output) and ``test_source_suffixes``
+(which test files it reads).
+
 Only the languages asked about are imported. ``python`` is built in and is the fallback when no language
 recognises a tree (what repo2rlenv did before languages were pluggable).
 """
@@ -102,20 +108,26 @@ def load(name: str) -> Language:
     return _LOADED[name]
 
 
-def detect(files: Iterable[str]) -> tuple[Language, Detection]:
+def detect(files: Iterable[str], repo_path: str | None = None,
+           commit: str | None = None) -> tuple[Language, Detection]:
     """The language of a tree (its paths): the first plugin, in name order with ``python`` last, whose
-    ``detect`` claims it; ``python`` when none does. A claim with ``supported=False`` is returned as is, for the
-    caller to skip with its reason."""
+    ``detect`` claims it; ``python`` when none does. With ``repo_path`` and ``commit``, a plugin's
+    ``detect_commit(repo_path, commit, files)`` (which may read the files, e.g. ``package.json``) is asked
+    instead. A claim with ``supported=False`` is returned as is, for the caller to skip with its reason."""
     files = set(files)
     names = sorted(n for n in available() if n != FALLBACK) + [FALLBACK]
     for name in names:
         language = load(name)
-        found = language.detect(files)
+        if repo_path is not None and commit is not None and hasattr(language, "detect_commit"):
+            found = language.detect_commit(repo_path, commit, files)
+        else:
+            found = language.detect(files)
         if found is not None:
             return language, found
     return load(FALLBACK), Detection(language=FALLBACK, evidence=())
 
 
 def for_commit(repo_path: str, commit: str) -> tuple[Language, Detection]:
-    """``detect`` on the tree of ``commit`` in the repository at ``repo_path``. Raises ``GitError``."""
-    return detect(gitrepo.ls_tree(repo_path, commit))
+    """``detect`` on the tree of ``commit`` in the repository at ``repo_path`` (the files of the tree readable
+    by ``detect_commit``). Raises ``GitError``."""
+    return detect(gitrepo.ls_tree(repo_path, commit), str(repo_path), commit)

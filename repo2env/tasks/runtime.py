@@ -47,7 +47,8 @@ from repo2env.tasks.common import (
 )
 
 RUN_TIMEOUT_SEC = 1800
-# What the grader enforces, told to the agent in every runtime task's instruction (its last paragraph).
+# What the grader enforces, told to the agent in every runtime task's instruction (its last paragraph; a language
+# plugin's ``grader_rules`` replaces it).
 GRADER_RULES = ("Grading puts the repository's test files and test configuration back as they were and then runs its "
                 "tests in the Python environment as it is now, so fix the code itself: changes to test files are "
                 "undone, and installing, upgrading or removing a package grades 0.")
@@ -177,11 +178,12 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
                         web_url=spec.repo.web_url, test_added_lines=added_lines(spec.split.test_patch))
 
 
-def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
+def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tuple[str, ...] = (".py",)) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
     messages and traceback heads (only those that read the same in every run), the import errors of their
     files, and, at the head commit, the test files of the test patch and those that hold a FAIL_TO_PASS test (a
-    data-only test patch changes no test module)."""
+    data-only test patch changes no test module), those whose names end in ``suffixes`` (the language's test
+    sources)."""
     failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
     # a failure that reads differently from one run to the next (a thread id, an address, a time) tells nothing
     # a user could rely on, and would make the instruction (and the bundle hash) differ between builds
@@ -189,7 +191,7 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun]) -> Evidence:
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
     wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
-               if p.endswith(".py") and p not in spec.split.test_files_deleted}
+               if p.endswith(suffixes) and p not in spec.split.test_files_deleted}
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
                     test_sources=sources)
 
@@ -283,7 +285,9 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     fails or whose tests cannot run is followed by the next, and a first run that says a test dependency is
     missing is run once more with it (the feedback loop)."""
     # No early thin-text skip: the behaviour the tests observe before the fix can make a bare title a task.
-    language, _ = languages.for_commit(spec.repo.path, spec.base_commit)
+    language, detection = languages.for_commit(spec.repo.path, spec.base_commit)
+    if not detection.supported:
+        return Skip(SkipReason.LANGUAGE_UNSUPPORTED, f"{detection.language}: {detection.reason}")
     search = EnvironmentSearch(ctx, language, spec.repo, spec.base_commit)
     kept: _Ran | None = None  # a rung that ran, while the feedback rung runs
     last_skip = None
@@ -347,6 +351,8 @@ def _stage_and_run(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lan
     base_tree = gitrepo.ls_tree_entries(spec.repo.path, spec.base_commit)
     overlay = grading_overlay(spec, language, base_tree)
     config = _verifier_config(spec, targets, overlay, RUN_TIMEOUT_SEC)
+    if hasattr(language, "grader_config"):  # a toolchain language's runner
+        config.update(language.grader_config(spec.repo.path, spec.base_commit))
     hosts = _stage_files(stage, spec, language, image, config, overlay, base_tree)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
@@ -452,13 +458,14 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
-    seen = evidence(spec, selection, before)
+    seen = evidence(spec, selection, before, getattr(language, "test_source_suffixes", (".py",)))
     artefacts.record("instruction-inputs", ".json", json.dumps(  # host-side, to re-derive the instruction offline
         {"title": spec.title, "body": spec.body, "evidence": dataclasses.asdict(seen)}, indent=1, default=list))
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,
                             signatures=public_signatures(symbols, lambda p: gitrepo.show_file(
                                 spec.repo.path, spec.base_commit, p)),
-                            synthesizer=ctx.synthesizer, observed_sentences=observed_behaviour(seen))
+                            synthesizer=ctx.synthesizer,
+                            observed_sentences=getattr(language, "observed_behaviour", observed_behaviour)(seen))
     category, category_why = change_category(seen, spec.category)
     if made.too_thin:  # stripping the grading tests' names can leave too little
         return Skip(SkipReason.INSTRUCTION_TOO_THIN, "too short once leaks and the grading tests' names are removed, "
@@ -467,7 +474,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     skip = instruction_quality(ctx, made)
     if skip is not None:
         return skip
-    instruction = made.text.rstrip("\n") + "\n\n" + GRADER_RULES + "\n"
+    instruction = made.text.rstrip("\n") + "\n\n" + getattr(language, "grader_rules", GRADER_RULES) + "\n"
     stage.write_text("instruction.md", instruction)
     changed = spec.split.gold_lines_added + spec.split.gold_lines_removed
     difficulty = difficulty_bucket(changed, len(spec.split.source_files))

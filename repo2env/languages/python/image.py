@@ -3,12 +3,12 @@
 (``env_guard.py snapshot``, ``tests/python_env.json``). Both run in fresh containers of the image."""
 
 import json
-import math
 from pathlib import Path
 
 import docker
 
 from repo2env.environment.containers import TaskContainer
+from repo2env.environment.manifest import env_snapshot
 
 
 def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -> list[str] | None:
@@ -25,18 +25,6 @@ def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -
 
 
 def python_env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path) -> tuple[str, int] | None:
-    """``env_guard.py snapshot`` in a fresh container of ``image``: the Python environment the grader checks
-    against (``tests/python_env.json``), and the seconds it took rounded up to a multiple of 5 (the grader's
-    check costs about the same; coarse, so that two builds write the same budget). None when it cannot be taken
-    (the check is then skipped)."""
-    with TaskContainer(client, image) as box:
-        box.put_dir(bundle_root / "tests", "/tests")
-        code, out, seconds = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot"], timeout_sec=300,
-                                      tail=None)
-    if code != 0:
-        return None
-    try:
-        json.loads(out)
-    except ValueError:
-        return None
-    return out.strip() + "\n", 5 * math.ceil(max(seconds, 0.1) / 5)
+    """The Python environment the grader checks against (``tests/python_env.json``):
+    ``environment.manifest.env_snapshot`` of ``image``, nothing besides."""
+    return env_snapshot(client, image, bundle_root)

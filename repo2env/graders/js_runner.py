@@ -1,0 +1,244 @@
+"""JavaScript/TypeScript's runners for the toolchain grader (``toolchain_verifier``): Jest and Vitest (their JSON
+results, ``--json`` / ``--reporter=json``: one format) and Mocha (its ``json`` reporter), run from the
+repository's own ``node_modules`` by absolute path with this image's Node.js. Standard library only, Python 3.6+;
+ships as ``tests/js_runner.py``.
+
+Node ids: ``<test file>::<describe> > <describe> > <test title>`` (Jest's and Vitest's ``ancestorTitles`` and
+``title``; Mocha's ``fullTitle``, its titles joined by spaces), re-selectable with ``jest <file> -t '<title>'`` /
+``vitest run <file> -t '<title>'`` / ``mocha <file> --grep '<title>'``.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+try:  # the generator imports this module from the repo2env package
+    from . import runtime_verifier as core
+except ImportError:  # in a bundle: runtime_verifier.py is beside it (or already loaded)
+    import runtime_verifier as core
+
+DEFAULT_TOOLCHAIN = {"node": "/opt/r2e/node"}
+# Runner configuration, reset by the grader to the base commit's (or the reference's) bytes: a planted or edited
+# one could change which files run, what a test sees before it starts, or how results are reported.
+CONFIG_NAMES = tuple(
+    ["package.json", ".babelrc", ".babelrc.js", ".babelrc.json", "tsconfig.json", ".swcrc"]
+    + ["%s.config.%s" % (tool, ext) for tool in ("jest", "vitest", "vite", "vitest.workspace", "babel")
+       for ext in ("js", "ts", "mjs", "cjs", "mts", "cts", "json")]
+    + ["vitest.workspace.%s" % ext for ext in ("js", "ts", "mjs", "json")]
+    + [".mocharc.%s" % ext for ext in ("js", "cjs", "mjs", "json", "jsonc", "yml", "yaml")])
+# Caches under node_modules that a runner writes and reads back (transforms, results): removed before a run and
+# left out of the environment manifest, so one the agent wrote is never read and one it made honestly grades.
+CACHE_DIRS = (".cache", ".vite", ".vitest", ".vite-temp")
+JS_EXTENSIONS = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")
+_TEST_NAME = re.compile(r"(^|[./])(test|spec)\.(c|m)?[jt]sx?$")
+_TITLE = re.compile(r"\b(?:it|test)(?:\.only|\.concurrent)?\s*\(\s*(['\"`])((?:(?!\1).){1,200})\1")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def is_test_path(path):
+    """A file of the test patch: ``*.test.*``/``*.spec.*`` sources, anything under ``__tests__``, ``__mocks__``,
+    ``__snapshots__``, ``test``/``tests`` folders (Jest's, Vitest's and Mocha's default places)."""
+    parts = path.split("/")
+    if any(p in ("__tests__", "__mocks__", "__snapshots__", "test", "tests", "__fixtures__") for p in parts[:-1]):
+        return True
+    return bool(_TEST_NAME.search(parts[-1]))
+
+
+def _walk(workspace):
+    """``core._walk`` without ``node_modules`` (never the repository's tests)."""
+    for folder, dirs, names in os.walk(workspace):
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules")
+                         and not os.path.islink(os.path.join(folder, d)))
+        rel = os.path.relpath(folder, workspace)
+        for name in sorted(names):
+            yield name if rel == "." else rel + "/" + name
+
+
+def planted(workspace, base_files, overlay_paths):
+    """Files to remove before a run: runner configuration (``CONFIG_NAMES``) and JavaScript test files that are
+    neither in the base commit's tree nor written by the overlay (a planted ``jest.config.js`` or setup file).
+    Sorted."""
+    known = set(base_files or {}) | set(overlay_paths)
+    return sorted(rel for rel in _walk(workspace) if rel not in known and (
+        rel.rsplit("/", 1)[-1] in CONFIG_NAMES or (rel.endswith(JS_EXTENSIONS) and is_test_path(rel))))
+
+
+def _words(text):
+    return [w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)]
+
+
+def plant_sentinels(workspace, files, count, rng):
+    """Append ``count`` sentinel tests to the graded test files (in turn): named with three words of the file's
+    own test titles, declared with the file's own ``it``/``test``, and failing through the file's own assertion
+    style (``expect(a).toBe(b)``, ``assert.strictEqual(a, b)``, else a thrown ``Error``), so a runner whose
+    assertions or reports were tampered with reports them passed. Returns their node ids."""
+    planted_ids = []
+    files = [f for f in files if f.endswith(JS_EXTENSIONS)]
+    for i in range(count if files else 0):
+        rel = files[i % len(files)]
+        path = os.path.join(workspace, rel)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        titles = [m.group(2) for m in _TITLE.finditer(text)]
+        declare = "it" if re.search(r"(^|[^\w.])it\s*\(", text) else "test"
+        if not re.search(r"(^|[^\w.])%s\s*\(" % declare, text):
+            continue
+        words = sorted(set(w for t in titles for w in _words(t))) or ["value", "result", "case"]
+        taken = set(titles) | set(p.split("::", 1)[1] for p in planted_ids if p.startswith(rel + "::"))
+        for _ in range(50):
+            name = " ".join(rng.choice(words) for _ in range(3))
+            if name not in taken:
+                break
+        else:
+            continue
+        got = rng.randint(2, 999)
+        want = got + rng.choice([-1, 1]) * rng.randint(1, 9)
+        if re.search(r"(^|[^\w.])expect\s*\(", text):
+            check = "expect(%d).toBe(%d)" % (got, want)
+        elif re.search(r"(^|[^\w.])assert\.(strictEqual|equal|deepStrictEqual)\s*\(", text):
+            check = "assert.strictEqual(%d, %d)" % (got, want)
+        else:
+            check = "throw new Error(\"expected %d to equal %d\")" % (got, want)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("\n%s(%s, () => {\n  %s;\n});\n" % (declare, json.dumps(name), check))
+        planted_ids.append("%s::%s" % (rel, name))
+    return planted_ids
+
+
+def js_env(node, home):
+    """The whole environment of a run: nothing inherited (no ``NODE_OPTIONS``, no ``npm_config_*``)."""
+    return {"PATH": node + "/bin:/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home, "CI": "true",
+            "NODE_ENV": "test", "FORCE_COLOR": "0", "NO_COLOR": "1", "LANG": "C.UTF-8"}
+
+
+def _first(workspace, candidates):
+    for rel in candidates:
+        path = os.path.join(workspace, "node_modules", rel)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def command(runner, workspace, node, targets, out, scratch):
+    """The argv of one run of ``runner`` writing its JSON results to ``out``. Raises ``RuntimeError`` when the
+    runner is not installed in ``workspace/node_modules``."""
+    exe = os.path.join(node, "bin", "node")
+    if runner == "jest":
+        cli = _first(workspace, ["jest/bin/jest.js", "jest-cli/bin/jest.js"])
+        args = ["--ci", "--json", "--outputFile=" + out, "--cacheDirectory=" + os.path.join(scratch, "jest-cache"),
+                "--watchman=false", "--colors=false"] + (["--runTestsByPath"] + list(targets) if targets else [])
+    elif runner == "vitest":
+        cli = _first(workspace, ["vitest/vitest.mjs"])
+        args = ["run", "--reporter=json", "--outputFile=" + out, "--color=false"] + list(targets)
+    elif runner == "mocha":
+        cli = _first(workspace, ["mocha/bin/mocha.js", "mocha/bin/mocha", "mocha/bin/_mocha"])
+        args = ["--reporter", "json", "--reporter-option", "output=" + out, "--no-color"] + list(targets)
+    else:
+        raise RuntimeError("unknown JavaScript runner %r" % runner)
+    if cli is None:
+        raise RuntimeError("%s is not installed in node_modules" % runner)
+    return [exe, cli] + args
+
+
+def _message(text, limit=3000):
+    return _ANSI.sub("", text or "").strip()[:limit]
+
+
+def parse_results(runner, text, workspace, notes=None):
+    """``(outcomes, collection_errors, messages)`` of a JSON report: Jest/Vitest (``testResults`` with
+    ``assertionResults``) or Mocha (``tests``/``failures``/``pending``). A test file that reported no test and
+    failed (it did not load) is a collection error with the runner's message. ``notes``, when a dict, gets
+    ``{"failures": {node id: message}, "skipped": {}}``. Raises ``ValueError`` for text that is not such a
+    report."""
+    data = json.loads(text)
+    outcomes, errors, messages, failures = {}, [], {}, {}
+
+    def put(node, outcome, message=""):
+        if core.OUTCOME_RANK[outcome] >= core.OUTCOME_RANK.get(outcomes.get(node), -1):
+            outcomes[node] = outcome
+        if outcome == "failed" and message:
+            failures.setdefault(node, _message(message))
+
+    def rel(path):
+        path = path or ""
+        return os.path.relpath(path, workspace) if os.path.isabs(path) else path
+
+    if runner in ("jest", "vitest"):
+        for suite in data.get("testResults") or []:
+            file = rel(suite.get("name") or suite.get("testFilePath"))
+            cases = suite.get("assertionResults") or suite.get("testResults") or []
+            for case in cases:
+                titles = list(case.get("ancestorTitles") or []) + [str(case.get("title") or "")]
+                node = "%s::%s" % (file, " > ".join(t for t in titles if t != ""))
+                status = case.get("status")
+                outcome = {"passed": "passed", "failed": "failed"}.get(status, "skipped")
+                put(node, outcome, "\n".join(case.get("failureMessages") or []))
+            if not cases and suite.get("status") == "failed":
+                errors.append(file)
+                messages[file] = _message(suite.get("message") or suite.get("failureMessage") or "did not load", 800)
+    elif runner == "mocha":
+        failed = set()
+        for case in data.get("failures") or []:
+            node = "%s::%s" % (rel(case.get("file")), case.get("fullTitle") or case.get("title"))
+            put(node, "failed", (case.get("err") or {}).get("message", ""))
+            failed.add(node)
+        for case in data.get("passes") or []:
+            put("%s::%s" % (rel(case.get("file")), case.get("fullTitle") or case.get("title")), "passed")
+        for case in data.get("pending") or []:
+            put("%s::%s" % (rel(case.get("file")), case.get("fullTitle") or case.get("title")), "skipped")
+    else:
+        raise ValueError("unknown JavaScript runner %r" % runner)
+    if notes is not None:
+        notes["failures"], notes["skipped"] = failures, {}
+    return outcomes, sorted(set(errors)), messages
+
+
+def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
+    """One run of ``toolchain["runner"]`` on ``targets`` (test files; empty = the runner's own discovery) in
+    ``workspace``, as ``runner_uid`` when not None and the grader is root, in a fresh folder it owns, after the
+    runner caches under ``node_modules`` (``CACHE_DIRS``) are removed. Returns ``(exit_code, seconds, outcomes,
+    collection_errors, messages, notes, log_tail)``; exit code 124 means the run hit ``timeout_sec``. When the
+    runner wrote no report, every target is a collection error with the last lines of its output."""
+    node = toolchain.get("node", DEFAULT_TOOLCHAIN["node"])
+    runner = toolchain.get("runner")
+    for name in CACHE_DIRS:
+        path = os.path.join(workspace, "node_modules", name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+    scratch = tempfile.mkdtemp(prefix="r2e-run-")
+    home = os.path.join(scratch, "home")
+    os.mkdir(home)
+    out = os.path.join(scratch, "results.json")
+    preexec = None
+    if runner_uid is not None and os.geteuid() == 0:
+        for path in (scratch, home):
+            os.chown(path, runner_uid, runner_uid)
+        preexec = core._drop_privileges(runner_uid)
+    start = time.time()
+    try:
+        proc = subprocess.run(command(runner, workspace, node, targets, out, scratch), cwd=workspace,
+                              env=js_env(node, home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=timeout_sec, preexec_fn=preexec)
+        code, log = proc.returncode, proc.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as exc:
+        code, log = 124, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else ""
+    seconds = time.time() - start
+    notes = {}
+    try:
+        with open(out, encoding="utf-8", errors="replace") as fh:
+            outcomes, errors, messages = parse_results(runner, fh.read(), workspace, notes)
+    except (OSError, ValueError):
+        why = "\n".join(_message(log).splitlines()[-8:]) or "%s exit %s, no report" % (runner, code)
+        outcomes, errors, messages = {}, sorted(targets), {t: why for t in targets}
+        notes = {"failures": {}, "skipped": {}}
+    shutil.rmtree(scratch, ignore_errors=True)
+    if full_log:
+        core._write_atomic(full_log, log)
+    return code, seconds, outcomes, errors, messages, notes, log[-4000:]

@@ -1,0 +1,248 @@
+"""The observed problem read from test output that follows a runner's message conventions rather than Python's
+assertion rewriting: Go's ``testing`` (``t.Errorf("F(x) = %v, want %v", ...)``, the ``got … want`` idiom of the Go
+code review comments, ``cmp.Diff``'s ``(-want +got)``, a panic) and its build errors (``undefined: Name``);
+JavaScript's Vitest (chai's ``expected 15 to be 10``), Jest (``Expected: 10`` / ``Received: 15``) and thrown
+errors, told of the call the failing test line hands to ``expect(...)``.
+
+``observed_from_output(evidence)`` gives up to ``MAX_SENTENCES`` sentences, as ``observed_behaviour`` does for
+pytest:
+
+* ``Calling `ParseSize("1 KB")` returns `0, invalid size "1 KB"`; it should return `1024`.``
+* ``Calling `Clamp(15, 0, 10)` gives a different result than expected (-want +got: `10` / `15`).``
+* ``Calling `Load` panics with `runtime error: index out of range [3] with length 3`; it should not panic.``
+* ``The package `sizes` has no `ParseSizes`; it should provide it.``
+
+The rules of ``observed``: no sentence names a test file, a test function or a helper the tests define; a code
+span that would repeat ``leak_audit.DEFAULT_NGRAM`` tokens of a test line is told as "`F` with `a` and `b`"; the
+expected values are told only while the tests fail in more distinct ways than sentences are told.
+"""
+
+import re
+
+from repo2env.instructions.leak_audit import DEFAULT_NGRAM, _ngrams, tokens
+from repo2env.instructions.observed.evidence import Evidence
+from repo2env.instructions.observed.spans import joined
+
+MAX_SENTENCES = 3
+MAX_VALUE = 80
+_PREFIX = re.compile(r"^\s*[\w./-]+_test\.go:\d+:\s*")
+_CALL = r"(?P<call>[A-Za-z_][\w.]*(?:\[[^\]]*\])?\((?P<args>.*)\))"
+_SHAPES = (
+    # F(x) = got, want w  |  F(x) = got; want w  |  F(x) returned got, expected w
+    re.compile(_CALL + r"\s*(?:=|returned|returns|gave|got:?)\s*(?P<got>.+?)[,;]?\s+(?:want|wanted|expected)"
+               r":?\s*(?P<want>.+)$"),
+    # F(x): got g, want w
+    re.compile(_CALL + r"\s*:?\s*got:?\s*(?P<got>.+?)[,;]?\s+(?:want|wanted|expected):?\s*(?P<want>.+)$"),
+)
+_ERROR = re.compile(_CALL + r"\s*(?::|returned|returns|gave|failed)?\s*(?:an\s+)?(?:unexpected\s+)?"
+                            r"(?:error|err)\s*[:=]?\s*(?P<err>.+)$", re.IGNORECASE)
+_DIFF = re.compile(_CALL + r".*\(-want \+got\)", re.IGNORECASE)
+_PANIC = re.compile(r"^panic: (?P<msg>.+?)(?: \[recovered\])?$")
+_FRAME = re.compile(r"^(?P<func>[\w./-]+\.(?P<name>[A-Z]\w*))\(")
+# JavaScript: the frame of the test file the failure was raised at, its `expect(...)` and the runner's values
+_JS_FRAME = re.compile(r"(?:\(|\s|^)(?:file://)?(?:/workspace/)?(?P<path>[\w./@-]+\.[cm]?[jt]sx?):(?P<line>\d+):\d+")
+_CHAI = re.compile(r"expected (?P<got>.+?) to (?:be|equal|deeply equal|strictly equal|eql|deep equal) "
+                   r"(?P<want>.+?)(?: // Object\.is equality)?$")
+_JEST_WANT = re.compile(r"^Expected(?: value)?:\s*(?P<want>.+)$")
+_JEST_GOT = re.compile(r"^Received(?: value)?:\s*(?P<got>.+)$")
+_THROWN = re.compile(r"^(?P<error>(?:\w+\.)?\w*(?:Error|Exception)(?: \[\w+\])?: .+)$")
+_UNDEFINED = re.compile(r"undefined: (?P<name>[A-Za-z_][\w.]*)")
+_NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
+
+
+def _messages(text: str) -> list[str]:
+    return [_PREFIX.sub("", line).strip() for line in text.splitlines() if line.strip()]
+
+
+def _value(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE - 1] + "…"
+
+
+class _Writer:
+    """Code spans that keep to the rules (module docstring)."""
+
+    def __init__(self, evidence: Evidence):
+        self.helpers = set()
+        lines = []
+        for path, text in evidence.test_sources.items():
+            self.helpers.update(re.findall(r"^func\s+(?:\([^)]*\)\s*)?(\w+)", text, re.MULTILINE))
+            lines += text.splitlines()
+        self.ngrams = set().union(*(_ngrams(tokens(line), DEFAULT_NGRAM) for line in lines)) if lines else set()
+        self.test_names = {t.split("::", 1)[-1].split("/", 1)[0] for t in evidence.fail_to_pass}
+        self.test_paths = {t.split("::", 1)[0] for t in evidence.fail_to_pass}
+
+    def copies(self, text: str) -> bool:
+        return bool(_ngrams(tokens(text), DEFAULT_NGRAM) & self.ngrams)
+
+    def names_tests(self, text: str) -> bool:
+        words = set(re.findall(r"\w+", text))
+        return bool(words & (self.helpers | self.test_names)) or any(p in text for p in self.test_paths)
+
+    def call(self, call: str, args: str) -> str | None:
+        """The call as a span, or "`F` with `a` and `b`" when it would copy a test line; None when it names the
+        tests' own functions."""
+        callee = call[:len(call) - len(args) - 2]
+        if self.names_tests(callee):
+            return None
+        parts = [p.strip() for p in _split_args(args) if p.strip()]
+        if parts and all(re.fullmatch(r"[A-Za-z_$][\w$.]*", p) and p not in ("true", "false", "nil", "null")
+                         for p in parts):
+            return f"`{callee}`"  # the test's own variables (a table's row): their values are not in the call
+        if not self.copies(call):
+            return f"`{call}`"
+        if not parts or any(self.copies(p) for p in parts):
+            return f"`{callee}`"
+        return f"`{callee}` with " + joined([f"`{p}`" for p in parts])
+
+    def span(self, text: str) -> str | None:
+        text = _value(text)
+        if not text or self.copies(text) or self.names_tests(text):
+            return None
+        return f"`{text}`"
+
+
+def _split_args(args: str) -> list[str]:
+    parts, depth, current, quote = [], 0, "", None
+    for ch in args:
+        if quote:
+            current += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        current += ch
+    return parts + [current]
+
+
+def _expect_call(line: str) -> tuple[str, str] | None:
+    """``(call, args)`` of the ``expect(<call>)`` on a test line, when what is expected is a call."""
+    start = line.find("expect(")
+    if start < 0:
+        return None
+    depth, i = 0, start + len("expect")
+    for j in range(i, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[j], 0)
+        if depth == 0:
+            inner = line[i + 1:j].strip()
+            found = re.fullmatch(_CALL, inner)
+            return (inner, found.group("args")) if found else None
+    return None
+
+
+def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool) -> str | None:
+    """A JavaScript failure (Vitest's chai messages, Jest's Expected/Received, a thrown error), told of the call
+    the test file's failing line passes to ``expect``."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    frame = next((f for f in (_JS_FRAME.search(ln) for ln in lines if ln.startswith("at ") or "at " in ln[:4])
+                  if f and f.group("path") in evidence.test_sources), None)
+    if frame is None:
+        return None
+    source = evidence.test_sources[frame.group("path")].splitlines()
+    number = int(frame.group("line"))
+    found = _expect_call(source[number - 1]) if 0 < number <= len(source) else None
+    if found is None:
+        return None
+    call = writer.call(*found)
+    if call is None:
+        return None
+    got = want = None
+    for line in lines:
+        chai, jest_want, jest_got = _CHAI.search(line), _JEST_WANT.match(line), _JEST_GOT.match(line)
+        if chai:
+            got, want = chai.group("got"), chai.group("want")
+            break
+        want = jest_want.group("want") if jest_want else want
+        got = jest_got.group("got") if jest_got else got
+    if got is not None:
+        got_span, want_span = writer.span(got), writer.span(want or "")
+        if got_span is None:
+            return None
+        if want_span is not None and disclose:
+            return f"Calling {call} returns {got_span}; it should return {want_span}."
+        return f"Calling {call} returns {got_span}, which is not the correct result."
+    thrown = next((m for m in (_THROWN.match(ln) for ln in lines) if m), None)
+    error = writer.span(thrown.group("error")) if thrown else None
+    return f"Calling {call} throws {error}; it should not throw." if error else None
+
+
+def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evidence | None = None) -> str | None:
+    if evidence is not None and any(p.endswith((".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts"))
+                                    for p in evidence.test_sources):
+        said = _js_sentence(text, evidence, writer, disclose)
+        if said:
+            return said
+    lines = _messages(text)
+    for line in lines:
+        for shape in _SHAPES:
+            found = shape.search(line)
+            if found:
+                call = writer.call(found.group("call"), found.group("args"))
+                got, want = writer.span(found.group("got")), writer.span(found.group("want"))
+                if call is None or got is None:
+                    continue
+                if want is not None and disclose:
+                    return f"Calling {call} returns {got}; it should return {want}."
+                return f"Calling {call} returns {got}, which is not the correct result."
+        found = _DIFF.search(line)
+        if found:
+            call = writer.call(found.group("call"), found.group("args"))
+            if call is not None:
+                return f"Calling {call} gives a different result than expected."
+        found = _ERROR.search(line)
+        if found:
+            call, err = writer.call(found.group("call"), found.group("args")), writer.span(found.group("err"))
+            if call is not None and err is not None:
+                return f"Calling {call} returns the error {err}; it should succeed."
+    for i, line in enumerate(lines):
+        found = _PANIC.match(line)
+        if found:
+            message = writer.span(found.group("msg"))
+            frame = next((f for f in (_FRAME.match(ln) for ln in lines[i + 1:]) if f and not f.group(
+                "func").startswith(("runtime.", "testing.", "panic")) and not writer.names_tests(f.group("name"))),
+                None)
+            if message is not None and frame is not None:
+                return f"Calling `{frame.group('name')}` panics with {message}; it should not panic."
+    return None
+
+
+def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
+    package = path.rsplit("/", 2)[-2] if "/" in path else None
+    found = _NO_MEMBER.search(message)
+    if found and not writer.names_tests(found.group("name")):
+        kind = found.group("type").lstrip("*").rsplit(".", 1)[-1]
+        if not writer.names_tests(kind):
+            return f"The type `{kind}` has no `{found.group('name')}`; it should provide it."
+    found = _UNDEFINED.search(message)
+    if found and not writer.names_tests(found.group("name")):
+        where = f"The package `{package}`" if package else "The package"
+        return f"{where} has no `{found.group('name')}`; it should provide it."
+    return None
+
+
+def observed_from_output(evidence: Evidence) -> list[str]:
+    """Up to ``MAX_SENTENCES`` distinct sentences of what the FAIL_TO_PASS tests saw before the fix (module
+    docstring), build errors of their files first, then failures in FAIL_TO_PASS order."""
+    writer = _Writer(evidence)
+    distinct = {v for k, v in evidence.failures.items() if k in evidence.fail_to_pass}
+    disclose = len(distinct) > MAX_SENTENCES
+    out: list[str] = []
+    for path in sorted({t.split("::", 1)[0] for t in evidence.fail_to_pass} & set(evidence.import_errors)):
+        said = _build_sentence(evidence.import_errors[path], path, writer)
+        if said and said not in out:
+            out.append(said)
+    for test_id in evidence.fail_to_pass:
+        text = evidence.failures.get(test_id)
+        said = _failure_sentence(text, writer, disclose, evidence) if text else None
+        if said and said not in out:
+            out.append(said)
+    return out[:MAX_SENTENCES]

@@ -1,0 +1,100 @@
+"""The Go language plugin without Docker: detection, the test/gold split on a real git repository, the install
+recipe, and the observed behaviour read from Go's test output."""
+
+import pytest
+
+from repo2env import languages
+from repo2env.changes.patches import split_change
+from repo2env.core.records import RepoEnvConfig
+from repo2env.instructions.actionability import stated
+from repo2env.instructions.observed import Evidence
+from repo2env.instructions.observed.test_output import observed_from_output
+from tests.helpers.repos import commit_files, git
+
+
+def test_detection_and_skip_reason():
+    language, found = languages.detect({"go.mod", "go.sum", "pkg/a.go", "tools/gen.py"})
+    assert (language.name, found.supported, found.evidence) == ("go", True, ("go.mod",))
+    language, found = languages.detect({"svc/go.mod", "svc/main.go"})
+    assert language.name == "go" and not found.supported and "svc/go.mod" in found.reason
+    assert languages.detect({"pyproject.toml", "pkg/x.py"})[0].name == "python"
+
+
+def test_test_files_and_split(new_repo):
+    repo = new_repo("go")
+    base = commit_files(repo, "base", {"go.mod": "module m\n\ngo 1.21\n", "a/a.go": "package a\n",
+                                       "a/a_test.go": "package a\n"})
+    head = commit_files(repo, "fix", {"a/a.go": "package a\n\nfunc F() {}\n",
+                                      "a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {}\n",
+                                      "a/testdata/in.txt": "x\n", "docs/a.md": "# a\n"})
+    go = languages.load("go")
+    split = split_change(repo, base, head, go.is_test_file)
+    assert split.test_files == ("a/a_test.go", "a/testdata/in.txt")
+    assert split.source_files == ("a/a.go",) and split.docs_ci_files == ("docs/a.md",)
+    assert go.is_runnable_test_file("a/a_test.go", git(repo, "show", f"{head}:a/a_test.go"))
+    assert not go.is_runnable_test_file("a/a_test.go", "package a\n")  # no test declared
+    assert not go.is_runnable_test_file("a/testdata/in.txt")
+    assert set(go.test_config_names) == {"go.mod", "go.sum", "go.work", "go.work.sum"}
+
+
+def test_recipe_image_and_override(new_repo):
+    repo = new_repo("go")
+    commit = commit_files(repo, "base", {"go.mod": "module m\n\ngo 1.22\n"})
+    go = languages.load("go")
+    recipe = go.install_recipe(str(repo), commit, None)
+    assert recipe.base_image.startswith("r2e/go:") and recipe.source == "detected:go.mod"
+    assert "go mod download" in recipe.commands and recipe.env["GOPROXY"] == "https://proxy.golang.org"
+    assert "GOCACHE" not in recipe.env and recipe.exclude_newer is None  # the agent never writes the grader's cache
+    assert any("GOCACHE=/opt/r2e/gocache go test" in c for c in recipe.commands)
+    pinned = go.install_recipe(str(repo), commit, RepoEnvConfig(toolchain="1.22", env={"GOEXPERIMENT": "x"}))
+    assert pinned.base_image == "r2e/go:1.22" and pinned.env["GOEXPERIMENT"] == "x"
+
+
+def _evidence(failures, sources=None, errors=None, f2p=None):
+    return Evidence(failures=failures, import_errors=errors or {}, fail_to_pass=tuple(f2p or failures),
+                    test_sources=sources or {})
+
+
+def test_observed_wrong_value_told_with_its_call():
+    seen = _evidence({"s/s_test.go::TestUnits/one": 's_test.go:24: ParseSize("1 KB") = 0, invalid; want 1024'})
+    [said] = observed_from_output(seen)
+    assert said == 'Calling `ParseSize("1 KB")` returns `0, invalid`, which is not the correct result.'
+    assert stated(said) == ["input", "behaviour", "expectation"]
+
+
+def test_expected_values_told_when_more_checks_fail_than_are_told():
+    failures = {f"p/p_test.go::TestF/c{i}": f"p_test.go:9: Parse({i}) = {i}, want {i + 1}" for i in range(4)}
+    said = observed_from_output(_evidence(failures))
+    assert said[0] == "Calling `Parse(0)` returns `0`; it should return `1`." and len(said) == 3
+
+
+def test_a_call_copied_from_a_test_line_is_told_by_its_arguments():
+    source = "func TestClampAbove(t *testing.T) {\n\tif got := Clamp(15, 0, 10); got != 10 {\n"
+    seen = _evidence({"c/c_test.go::TestClampAbove": "c_test.go:3: Clamp(15, 0, 10) = 15, want 10"},
+                     {"c/c_test.go": source})
+    assert observed_from_output(seen) == ["Calling `Clamp` with `15`, `0` and `10` returns `15`, which is not the "
+                                          "correct result."]
+
+
+def test_test_helpers_and_names_are_never_told():
+    source = "func checkSize(t *testing.T, in string) {}\nfunc TestSize(t *testing.T) {}\n"
+    seen = _evidence({"s/s_test.go::TestSize": 's_test.go:3: checkSize("x") = 1, want 2'}, {"s/s_test.go": source})
+    assert observed_from_output(seen) == []
+
+
+def test_errors_panics_and_missing_names():
+    seen = _evidence({
+        "a/a_test.go::TestLoad": 'a_test.go:8: Load("cfg.toml") returned error: unexpected key "x"',
+        "a/a_test.go::TestIndex": "panic: runtime error: index out of range [3] with length 3 [recovered]\n"
+                                  "goroutine 7 [running]:\nexample.com/m/a.Index(...)\n\t/workspace/a/a.go:9"})
+    assert observed_from_output(seen) == [
+        'Calling `Load("cfg.toml")` returns the error `unexpected key "x"`; it should succeed.',
+        "Calling `Index` panics with `runtime error: index out of range [3] with length 3`; it should not panic."]
+    built = _evidence({}, errors={"sizes/sizes_test.go": "./sizes_test.go:12:9: undefined: ParseSizes"},
+                      f2p=["sizes/sizes_test.go::TestParseSizes"])
+    assert observed_from_output(built) == ["The package `sizes` has no `ParseSizes`; it should provide it."]
+
+
+@pytest.mark.parametrize("message", ["a_test.go:3: got 1, want 2", "a_test.go:3: something went wrong"])
+def test_nothing_is_told_without_a_call(message):
+    assert observed_from_output(_evidence({"a/a_test.go::TestX": message})) == []

@@ -1,0 +1,112 @@
+"""The JavaScript/TypeScript plugin without Docker: detection with its skip reasons, test files, the install
+recipe as of the base commit's date, and the runners' JSON reports parsed into node ids."""
+
+import json
+
+from repo2env import languages
+from repo2env.graders import js_runner
+from repo2env.instructions.observed import Evidence
+from repo2env.instructions.observed.test_output import observed_from_output
+from tests.helpers.repos import commit_files
+
+
+def _package(**deps):
+    return json.dumps({"name": "p", "devDependencies": deps, "scripts": {"test": "x"}})
+
+
+def test_detection_reads_package_json(new_repo):
+    repo = new_repo("js")
+    vitest = commit_files(repo, "v", {"package.json": _package(vitest="^2.0.0"), "src/a.ts": ""})
+    language, found = languages.for_commit(repo, vitest)
+    assert (language.name, found.supported) == ("javascript", True)
+    assert language.grader_config(str(repo), vitest) == {"runner": "vitest"}
+    berry = commit_files(repo, "b", {".yarnrc.yml": "nodeLinker: pnp\n", "yarn.lock": "__metadata:\n"})
+    _, found = languages.for_commit(repo, berry)
+    assert not found.supported and "Yarn Berry" in found.reason
+    other = new_repo("ava")
+    none = commit_files(other, "n", {"package.json": _package(ava="^6"), "index.js": ""})
+    assert "no supported test runner" in (languages.for_commit(other, none)[1].reason or "")
+
+
+def test_python_project_with_a_package_json_stays_python(new_repo):
+    repo = new_repo("py")
+    commit = commit_files(repo, "p", {"package.json": _package(webpack="^5"), "pyproject.toml": "", "pkg/a.py": ""})
+    assert languages.for_commit(repo, commit)[0].name == "python"
+
+
+def test_test_files_and_runnable_files():
+    js = languages.load("javascript")
+    for path in ("src/a.test.ts", "src/__tests__/a.js", "test/parse.js", "src/a.spec.tsx", "test/fixtures/x.json"):
+        assert js.is_test_file(path), path
+    assert not js.is_test_file("src/testing.ts") and not js.is_test_file("src/contest.js")
+    assert js.is_runnable_test_file("test/parse.js", "describe('x', () => { it('y', () => {}) })")
+    assert not js.is_runnable_test_file("test/helpers.js", "module.exports = {}")
+    assert "jest.config.js" in js.test_config_names and "package.json" in js.test_config_names
+
+
+def test_recipe_honours_the_lockfile_or_the_date(new_repo):
+    repo = new_repo("js")
+    plain = commit_files(repo, "p", {"package.json": _package(jest="^29")}, date="2025-02-03T04:05:06Z")
+    js = languages.load("javascript")
+    recipe = js.install_recipe(str(repo), plain, None)
+    assert recipe.commands[0] == "npm install --no-audit --no-fund --before=2025-02-03T04:05:06Z"
+    assert recipe.base_image.startswith("r2e/node:") and recipe.exclude_newer == "2025-02-03T04:05:06Z"
+    locked = commit_files(repo, "l", {"package-lock.json": "{}"})
+    assert js.install_recipe(str(repo), locked, None).commands[0] == "npm ci --no-audit --no-fund"
+
+
+def test_jest_and_mocha_reports(tmp_path):
+    jest = {"testResults": [
+        {"name": "/w/src/a.test.js", "status": "failed", "assertionResults": [
+            {"ancestorTitles": ["sum", "edge"], "title": "adds zero", "status": "passed"},
+            {"ancestorTitles": ["sum"], "title": "adds two", "status": "failed", "failureMessages": ["\x1b[31mboom"]},
+            {"ancestorTitles": [], "title": "later", "status": "pending"}]},
+        {"name": "/w/src/b.test.js", "status": "failed", "message": "SyntaxError: x", "assertionResults": []}]}
+    notes = {}
+    outcomes, errors, messages = js_runner.parse_results("jest", json.dumps(jest), "/w", notes)
+    assert outcomes == {"src/a.test.js::sum > edge > adds zero": "passed", "src/a.test.js::sum > adds two": "failed",
+                        "src/a.test.js::later": "skipped"}
+    assert errors == ["src/b.test.js"] and messages["src/b.test.js"] == "SyntaxError: x"
+    assert notes["failures"] == {"src/a.test.js::sum > adds two": "boom"}
+    mocha = {"passes": [{"title": "t", "fullTitle": "suite t", "file": "/w/test/a.js"}],
+             "failures": [{"title": "u", "fullTitle": "suite u", "file": "/w/test/a.js", "err": {"message": "no"}},
+                          {"title": "t", "fullTitle": "suite t", "file": "/w/test/a.js", "err": {}}],
+             "pending": []}
+    outcomes, _, _ = js_runner.parse_results("mocha", json.dumps(mocha), "/w")
+    assert outcomes == {"test/a.js::suite t": "failed", "test/a.js::suite u": "failed"}  # the worst report wins
+
+
+def test_sentinels_assert_the_way_the_file_does(tmp_path):
+    import random
+
+    (tmp_path / "a.test.js").write_text("const { expect, it } = require('vitest');\nit('adds two numbers', () => "
+                                        "{ expect(1).toBe(1) });\n")
+    (tmp_path / "b.test.js").write_text("const assert = require('assert');\ntest('parses sizes', () => "
+                                        "{ assert.strictEqual(1, 1) });\n")
+    planted = js_runner.plant_sentinels(str(tmp_path), ["a.test.js", "b.test.js"], 2, random.Random(3))
+    assert [p.split("::")[0] for p in planted] == ["a.test.js", "b.test.js"]
+    a, b = (tmp_path / "a.test.js").read_text(), (tmp_path / "b.test.js").read_text()
+    assert "\nit(" in a and ").toBe(" in a.split("\nit(")[-1]
+    assert "\ntest(" in b and "assert.strictEqual(" in b.split("\ntest(")[-1]
+    assert all(set(p.split("::")[1].split()) <= {"adds", "two", "numbers", "parses", "sizes"} for p in planted)
+
+
+def test_planted_config_and_tests_are_removed(tmp_path):
+    for rel in ("src/a.ts", "src/a.test.ts", "vitest.config.ts", "src/zz.test.ts", "jest.config.js",
+                "node_modules/x/a.test.js", "src/helper.ts"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    base = {"src/a.ts": "", "src/a.test.ts": "", "vitest.config.ts": ""}
+    assert js_runner.planted(str(tmp_path), base, []) == ["jest.config.js", "src/zz.test.ts"]
+
+
+def test_observed_vitest_and_jest_failures():
+    source = "import { it, expect } from 'vitest'\nit('x', () => {\n  expect(area(2, 3)).toBe(6)\n})\n"
+    vitest = Evidence(failures={"t/a.test.ts::x": "AssertionError: expected 5 to be 6 // Object.is equality\n"
+                                                  "    at /workspace/t/a.test.ts:3:22"},
+                      import_errors={}, fail_to_pass=("t/a.test.ts::x",), test_sources={"t/a.test.ts": source})
+    assert observed_from_output(vitest) == ["Calling `area(2, 3)` returns `5`, which is not the correct result."]
+    jest = Evidence(failures={"t/a.test.ts::x": "expect(received).toBe(expected)\n\nExpected: 6\nReceived: 5\n\n"
+                                                "    at Object.<anonymous> (t/a.test.ts:3:22)"},
+                    import_errors={}, fail_to_pass=("t/a.test.ts::x",), test_sources={"t/a.test.ts": source})
+    assert observed_from_output(jest) == ["Calling `area(2, 3)` returns `5`, which is not the correct result."]

@@ -1,0 +1,73 @@
+"""pr_runtime on a Go module (tests/helpers/go_repo.py) end to end in a real Docker engine: exactly the right
+tasks and FAIL_TO_PASS / PASS_TO_PASS, oracle 1.0 and nop 0.0, every probe that applies to Go resisted, the
+instruction states the failing behaviour without naming a test, and the real Harbor runs a Go bundle."""
+
+import json
+import shutil
+
+import pytest
+
+from repo2env.bundles.task_toml import read_task_toml
+from repo2env.checks.probes import PROBES, applicable
+from repo2env.environment.images import image_exists
+from repo2env.pipeline import GenerateOptions
+from repo2env.run.generate import generate
+from tests.checks.test_harbor_crosscheck import _run as harbor_run
+from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
+from tests.helpers.go_repo import EXPECTED_SKIPS, EXPECTED_TASKS, build_go_repo
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def go_run(docker_client, tmp_path_factory):
+    from repo2env.languages.go.recipe import host_go_version, image_for
+
+    if not image_exists(docker_client, image_for(host_go_version())):
+        pytest.fail(f"{image_for(host_go_version())} is missing: scripts/setup_docker.sh builds it from this host's Go")
+    root = tmp_path_factory.mktemp("go")
+    repo = build_go_repo(root / "gocalc", root / "scratch")
+    out = root / "tasks"
+    summary = generate("pr_runtime", str(repo), GenerateOptions(out=out, probes=True))
+    return out, summary
+
+
+def test_exactly_the_right_tasks_and_reasons(go_run):
+    out, summary = go_run
+    assert sorted(p.name for p in out.iterdir()) == [f"local__gocalc-{n}" for n in sorted(EXPECTED_TASKS)]
+    assert dict(summary.skipped) == {reason: 1 for reason in EXPECTED_SKIPS.values()} and not summary.errors
+    for number, expected in EXPECTED_TASKS.items():
+        bundle = out / f"local__gocalc-{number}"
+        assert json.loads((bundle / "tests" / "f2p.json").read_text()) == expected["fail_to_pass"]
+        assert json.loads((bundle / "tests" / "p2p.json").read_text()) == expected["pass_to_pass"]
+
+
+def test_controls_and_every_go_probe(go_run):
+    out, _ = go_run
+    go_probes = {p.name for p in PROBES if "go" in p.languages}
+    for bundle in out.iterdir():
+        config = read_task_toml(bundle)
+        evaluation = config["metadata"]["repo2env"]["evaluation"]
+        assert evaluation["status"] == "verified"
+        assert (evaluation["oracle_reward"], evaluation["nop_reward"]) == (1.0, 0.0)
+        ran = {p["name"]: p for p in evaluation["probes"]}
+        assert set(ran) == {p.name for p in applicable(config, bundle)} and go_probes <= set(ran)
+        assert "conftest_force_pass" not in ran  # pytest's probes do not apply
+        assert all(p["ok"] for p in ran.values()), ran
+        assert config["metadata"]["repo2env"]["reproducibility"]["bootstrap_image"].startswith("local/r2e-bootstrap/")
+
+
+def test_instruction_states_the_failure_and_names_no_test(go_run):
+    out, _ = go_run
+    text = (out / "local__gocalc-4" / "instruction.md").read_text()
+    assert '`ParseSize("1 KB")` returns `0, invalid size "1 KB"`' in text
+    for leak in ("TestParseSizeUnits", "sizes_test.go", "one_kilo_byte"):
+        assert leak not in text
+    assert "`go test`" in text  # the Go grader's rules, not pytest's
+
+
+def test_harbor_runs_a_go_bundle(go_run, harbor, tmp_path):  # noqa: F811
+    out, _ = go_run
+    task = shutil.copytree(out / "local__gocalc-1", tmp_path / "local__gocalc-1")
+    assert harbor_run(harbor, task, "oracle", tmp_path / "jobs-oracle") == 1.0
+    assert harbor_run(harbor, task, "nop", tmp_path / "jobs-nop") == 0.0
