@@ -146,10 +146,11 @@ def task_kind(config: dict) -> str | None:
 
 
 def bundle_language(bundle: Path | None) -> str:
-    """The language of a bundle's tests: ``tests/config.json``'s ``runner`` (``go``), else ``python``."""
+    """The language of a bundle's tests: ``tests/config.json``'s ``language`` (``go``, ``javascript``), else
+    ``python``."""
     config = bundle / "tests" / "config.json" if bundle is not None else None
     try:
-        return str(json.loads(config.read_text()).get("runner") or "python") if config and config.is_file() \
+        return str(json.loads(config.read_text()).get("language") or "python") if config and config.is_file() \
             else "python"
     except (ValueError, OSError, AttributeError):
         return "python"

@@ -352,7 +352,7 @@ def _stage_and_run(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lan
     overlay = grading_overlay(spec, language, base_tree)
     config = _verifier_config(spec, targets, overlay, RUN_TIMEOUT_SEC)
     if hasattr(language, "grader_config"):  # a toolchain language's runner
-        config.update(language.grader_config(spec.repo.path, spec.base_commit))
+        config.update(language.grader_config(spec.repo.path, spec.base_commit), language=language.name)
     hosts = _stage_files(stage, spec, language, image, config, overlay, base_tree)
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)

@@ -181,6 +181,7 @@ def build_go_repo(path: Path, scratch: Path) -> Path:
     """Create the Go fixture repository at ``path`` (must not exist); ``scratch`` is a folder for ``go mod tidy``.
     Raises ``subprocess.CalledProcessError`` when the module proxy cannot be reached."""
     path = Path(path)
+    Path(scratch).mkdir(parents=True, exist_ok=True)
     go_sum = _go_sum(Path(scratch))
     path.mkdir(parents=True)
     b = _Builder(path)

@@ -9,6 +9,7 @@ from repo2env import graders
 from repo2env.core import gitrepo
 from repo2env.environment.manifest import env_snapshot
 from repo2env.graders.js_runner import CACHE_DIRS, DEFAULT_TOOLCHAIN
+from repo2env.instructions.observed.test_output import observed_from_output
 from repo2env.languages import Detection
 from repo2env.languages.javascript import files, recipe
 
@@ -45,6 +46,11 @@ class JavaScriptLanguage:
         """``files.read_project`` of ``commit``."""
         tree = tree if tree is not None else set(gitrepo.ls_tree(repo_path, commit))
         return files.read_project(gitrepo.show_file(repo_path, commit, "package.json") or "", tree)
+
+    def observed_behaviour(self, evidence) -> list[str]:
+        """What the FAIL_TO_PASS tests saw before the fix, from the runners' failure messages and the test line
+        each failed at (``instructions.observed.test_output``)."""
+        return observed_from_output(evidence)
 
     def grader_config(self, repo_path: str, commit: str) -> dict:
         """What the grader's ``config.json`` needs of ``commit``: the ``runner`` package.json asks for."""
