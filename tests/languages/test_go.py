@@ -98,3 +98,12 @@ def test_errors_panics_and_missing_names():
 @pytest.mark.parametrize("message", ["a_test.go:3: got 1, want 2", "a_test.go:3: something went wrong"])
 def test_nothing_is_told_without_a_call(message):
     assert observed_from_output(_evidence({"a/a_test.go::TestX": message})) == []
+
+
+def test_signature_errors_and_bare_expected_got():
+    seen = _evidence({"c/c_test.go::TestV": 'c_test.go:9: Expected "a is less than b", got "a < b"'},
+                     errors={"c/c_test.go": "./c_test.go:212:22: too many arguments in call to c.check\n"
+                                            "\thave (*Version, bool)\n\twant (*Version)"})
+    assert observed_from_output(seen) == [
+        "`check` cannot be called with `(*Version, bool)`: it takes `(*Version)`; it should accept "
+        "`(*Version, bool)`.", 'A result comes out as `"a < b"`, which is not the correct result.']

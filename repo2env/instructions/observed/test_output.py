@@ -47,6 +47,10 @@ _JEST_WANT = re.compile(r"^Expected(?: value)?:\s*(?P<want>.+)$")
 _JEST_GOT = re.compile(r"^Received(?: value)?:\s*(?P<got>.+)$")
 _THROWN = re.compile(r"^(?P<error>(?:\w+\.)?\w*(?:Error|Exception)(?: \[\w+\])?: .+)$")
 _UNDEFINED = re.compile(r"undefined: (?P<name>[A-Za-z_][\w.]*)")
+_ARGUMENTS = re.compile(r"(?P<which>too many|not enough) arguments in call to (?P<name>[\w.]+)\s+have (?P<have>\(.*?\))"
+                        r"\s+want (?P<want>\(.*?\))", re.S)
+_GOT_WANT = re.compile(r"(?:expected|want(?:ed)?):?\s+(?P<want>.+?),?\s+(?:but\s+)?(?:got|received|actual):?\s+"
+                       r"(?P<got>.+)$", re.IGNORECASE)
 _NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
 
 
@@ -203,6 +207,14 @@ def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evid
             call, err = writer.call(found.group("call"), found.group("args")), writer.span(found.group("err"))
             if call is not None and err is not None:
                 return f"Calling {call} returns the error {err}; it should succeed."
+    for line in lines:  # a bare "expected X, got Y": what happens and what should, without the call
+        found = _GOT_WANT.search(line)
+        if found:
+            got, want = writer.span(found.group("got")), writer.span(found.group("want"))
+            if got is not None and want is not None and disclose:
+                return f"A result comes out as {got}; it should be {want}."
+            if got is not None:
+                return f"A result comes out as {got}, which is not the correct result."
     for i, line in enumerate(lines):
         found = _PANIC.match(line)
         if found:
@@ -222,6 +234,12 @@ def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
         kind = found.group("type").lstrip("*").rsplit(".", 1)[-1]
         if not writer.names_tests(kind):
             return f"The type `{kind}` has no `{found.group('name')}`; it should provide it."
+    found = _ARGUMENTS.search(message)
+    if found:
+        name = found.group("name").rsplit(".", 1)[-1]
+        if not writer.names_tests(name):
+            return (f"`{name}` cannot be called with `{found.group('have')}`: it takes `{found.group('want')}`; it "
+                    f"should accept `{found.group('have')}`.")
     found = _UNDEFINED.search(message)
     if found and not writer.names_tests(found.group("name")):
         where = f"The package `{package}`" if package else "The package"
