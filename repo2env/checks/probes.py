@@ -107,7 +107,8 @@ PROBES = (
           languages=JS),
     Probe("go_valid_alternative", "valid_alternative", "go_valid_alternative.sh", ("runtime",), honest=True,
           languages=GO),
-    Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True, languages=PY),
+    Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True,
+          languages=PY),
 )
 HELPERS = ("evil_plugin.py", "alternative.py", "history_check.py", "filesystem_check.py", "trivial_tests.py")
 

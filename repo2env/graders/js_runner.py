@@ -200,6 +200,24 @@ def parse_results(runner, text, workspace, notes=None):
     return outcomes, sorted(set(errors)), messages
 
 
+def _open_config_folders(workspace):
+    """Make the workspace root and every folder holding a Vite/Vitest configuration world-writable with the sticky
+    bit (``1777``) for the run: Vite writes its bundled configuration beside the file
+    (``vitest.config.ts.timestamp-<n>.mjs``), while no file there can be replaced, renamed or removed by the
+    runner user (the sticky bit). Returns the former modes, for ``run`` to restore."""
+    folders = {workspace}
+    for rel in _walk(workspace):
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith(("vite.config.", "vitest.config.", "vitest.workspace.")):
+            folders.add(os.path.join(workspace, os.path.dirname(rel)))
+    modes = {}
+    for folder in sorted(folders):
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            modes[folder] = os.stat(folder).st_mode & 0o7777
+            os.chmod(folder, 0o1777)
+    return modes
+
+
 def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
     """One run of ``toolchain["runner"]`` on ``targets`` (test files; empty = the runner's own discovery) in
     ``workspace``, as ``runner_uid`` when not None and the grader is root, in a fresh folder it owns, after the
@@ -216,11 +234,12 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     home = os.path.join(scratch, "home")
     os.mkdir(home)
     out = os.path.join(scratch, "results.json")
-    preexec = None
+    preexec, opened = None, {}
     if runner_uid is not None and os.geteuid() == 0:
         for path in (scratch, home):
             os.chown(path, runner_uid, runner_uid)
         preexec = core._drop_privileges(runner_uid)
+        opened = _open_config_folders(workspace)
     start = time.time()
     try:
         proc = subprocess.run(command(runner, workspace, node, targets, out, scratch), cwd=workspace,
@@ -229,6 +248,9 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         code, log = proc.returncode, proc.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as exc:
         code, log = 124, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else ""
+    finally:
+        for path, mode in opened.items():
+            os.chmod(path, mode)
     seconds = time.time() - start
     notes = {}
     try:

@@ -919,8 +919,10 @@ def cmd_grade(args):
     return 0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="verifier.py", description=__doc__.split("\n")[0])
+def command_parser(description):
+    """The grader's command line, shared with ``toolchain_verifier``: ``(parser, subcommands)`` with ``run
+    --tests-dir --results`` and ``grade --tests-dir --logs-dir --inputs-sha256``."""
+    parser = argparse.ArgumentParser(prog="verifier.py", description=description)
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("run")
     run.add_argument("--tests-dir", required=True)
@@ -929,6 +931,11 @@ def main(argv=None):
     grade.add_argument("--tests-dir", required=True)
     grade.add_argument("--logs-dir", default="/logs/verifier")
     grade.add_argument("--inputs-sha256", default=None)
+    return parser, sub
+
+
+def main(argv=None):
+    parser, sub = command_parser(__doc__.split("\n")[0])
     sub.add_parser("plugins")
     args = parser.parse_args(argv)
     if args.command == "plugins":

@@ -29,7 +29,6 @@ Commands (``python3 verifier.py COMMAND --tests-dir DIR``) and ``config.json`` k
 with ``runner`` and ``toolchain`` (where the image keeps the toolchain and its caches).
 """
 
-import argparse
 import json
 import os
 import random
@@ -135,15 +134,7 @@ def cmd_grade(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="verifier.py", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command")
-    run = sub.add_parser("run")
-    run.add_argument("--tests-dir", required=True)
-    run.add_argument("--results", required=True)
-    grade = sub.add_parser("grade")
-    grade.add_argument("--tests-dir", required=True)
-    grade.add_argument("--logs-dir", default="/logs/verifier")
-    grade.add_argument("--inputs-sha256", default=None)
+    parser, _ = core.command_parser(__doc__.split("\n")[0])
     args = parser.parse_args(argv)
     if args.command == "run":
         return cmd_run(args)

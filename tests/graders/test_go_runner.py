@@ -1,5 +1,5 @@
-"""The Go grader's runner (graders/go_runner.py, run by graders/toolchain_verifier.py) on real `go` runs with this host's toolchain: node ids with
-subtests, build failures, sentinels, planted files, forged reports, and test sources hidden from the code under
+"""The Go grader's runner (graders/go_runner.py, run by graders/toolchain_verifier.py) on real `go` runs with
+this host's toolchain: node ids with subtests, build failures, sentinels, planted files, forged reports, and test sources hidden from the code under
 test."""
 
 import json
@@ -89,7 +89,8 @@ def module(warm_cache):
 
 
 def _run(ws: Path, targets, runner_uid=None):
-    code, seconds, events, tail = tv.run_go(str(ws), targets, 300, _toolchain(ws.parent, (ws.parent / "cache").resolve()),
+    toolchain = _toolchain(ws.parent, (ws.parent / "cache").resolve())
+    code, seconds, events, tail = tv.run_go(str(ws), targets, 300, toolchain,
                                          runner_uid)
     notes = {}
     outcomes, errors, messages = tv.parse_go_events(events, str(ws), targets, notes)

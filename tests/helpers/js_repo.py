@@ -21,7 +21,8 @@ from repo2env.sources.demo_repo import _Builder
 
 EXPECTED_TASKS = {
     1: {"fail_to_pass": ["src/clamp.test.ts::clamp > clamps above the range"],
-        "pass_to_pass": ["src/clamp.test.ts::add > adds two numbers", "src/clamp.test.ts::clamp > keeps a value inside"]},
+        "pass_to_pass": ["src/clamp.test.ts::add > adds two numbers",
+                         "src/clamp.test.ts::clamp > keeps a value inside"]},
     4: {"fail_to_pass": ["src/sizes.test.ts::parseSize > parses 1 KB as 1024 bytes",
                          "src/sizes.test.ts::parseSize > parses 2MB as 2097152 bytes"],
         "pass_to_pass": ["src/sizes.test.ts::parseSize > reads plain bytes"]},

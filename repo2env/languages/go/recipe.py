@@ -5,29 +5,21 @@ ones ``go.mod`` requires and ``go.sum`` pins, minimal version selection needs no
 by compiling every package's tests once (``go test -run '^$'``), in ``/opt/r2e/gocache``, which the grader copies
 and never trusts beyond its recorded manifest."""
 
-import functools
-import re
 import shlex
-import subprocess
 
 from repo2env.core import gitrepo
 from repo2env.core.records import InstallRecipe, RecipePart
 from repo2env.graders.go_runner import DEFAULT_TOOLCHAIN
 from repo2env.languages.go.files import go_directive
+from repo2env.languages.toolchain import host_version
 
 DEFAULT_GO = "1.26"
 
 
-@functools.cache
 def host_go_version() -> str:
     """``major.minor`` of this host's Go (what ``scripts/setup_docker.sh`` builds ``r2e/go`` from), else
     ``DEFAULT_GO``."""
-    try:
-        out = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return DEFAULT_GO
-    found = re.match(r"go(\d+\.\d+)", out.strip())
-    return found.group(1) if found else DEFAULT_GO
+    return host_version(("go", "env", "GOVERSION"), r"go(\d+\.\d+)", DEFAULT_GO)
 
 
 def image_for(version: str) -> str:

@@ -3,21 +3,19 @@ own JSON reports), installed with npm as the lockfile pins it or as of the base 
 files by the runners' default places (``files``), and Node.js and ``node_modules`` recorded of the image for the
 grader (``record_environment``)."""
 
-import json
-
-from repo2env import graders
 from repo2env.core import gitrepo
-from repo2env.environment.manifest import env_snapshot
 from repo2env.graders.js_runner import CACHE_DIRS, DEFAULT_TOOLCHAIN
-from repo2env.instructions.observed.test_output import observed_from_output
 from repo2env.languages import Detection
 from repo2env.languages.javascript import files, recipe
+from repo2env.languages.toolchain import ToolchainLanguage
 
 
-class JavaScriptLanguage:
+class JavaScriptLanguage(ToolchainLanguage):
     """The ``javascript`` language plugin (``repo2env.languages.Language``); TypeScript is the same plugin."""
 
     name = "javascript"
+    runner_module = "js_runner"
+    manifest_label = "node"
     test_config_names = files.CONFIG_NAMES
     test_source_suffixes = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")
     grader_rules = ("Grading puts the repository's test files, package.json and the test runner's configuration "
@@ -47,11 +45,6 @@ class JavaScriptLanguage:
         tree = tree if tree is not None else set(gitrepo.ls_tree(repo_path, commit))
         return files.read_project(gitrepo.show_file(repo_path, commit, "package.json") or "", tree)
 
-    def observed_behaviour(self, evidence) -> list[str]:
-        """What the FAIL_TO_PASS tests saw before the fix, from the runners' failure messages and the test line
-        each failed at (``instructions.observed.test_output``)."""
-        return observed_from_output(evidence)
-
     def grader_config(self, repo_path: str, commit: str) -> dict:
         """What the grader's ``config.json`` needs of ``commit``: the ``runner`` package.json asks for."""
         return {"runner": self.project(repo_path, commit).runner}
@@ -68,39 +61,11 @@ class JavaScriptLanguage:
         """``recipe.detect_recipe`` (one rung)."""
         return recipe.detect_recipe(repo_path, commit, override, self.project(repo_path, commit))
 
-    def grader_files(self) -> dict[str, bytes]:
-        """``verifier.py`` (``toolchain_verifier``), ``js_runner.py``, ``runtime_verifier.py`` and
-        ``env_guard.py``."""
-        return {"verifier.py": graders.source("toolchain_verifier"), "js_runner.py": graders.source("js_runner"),
-                "runtime_verifier.py": graders.source("runtime_verifier"), "env_guard.py": graders.source("env_guard")}
+    def toolchain(self) -> dict:
+        """Where the image keeps Node.js (``config["toolchain"]``)."""
+        return dict(DEFAULT_TOOLCHAIN)
 
-    def test_command(self, tests_dir: str, result_path: str) -> list[str]:
-        """``verifier.py run``: put the test files in place, run the runner as the grader does, write outcomes."""
-        return ["python3", f"{tests_dir}/verifier.py", "run", "--tests-dir", tests_dir, "--results", result_path]
-
-    def parse_results(self, text: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
-        """``verifier.py run``'s JSON: ``(outcomes, collection_errors, collection_messages)``. Raises
-        ``ValueError`` for anything else."""
-        data = json.loads(text)
-        return dict(data["outcomes"]), list(data["collection_errors"]), dict(data.get("collection_messages", {}))
-
-    def parse_messages(self, text: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-        """Skip reasons, (no) import errors and failure messages (node id -> text) of ``verifier.py run``."""
-        data = json.loads(text)
-        return (dict(data.get("skip_messages") or {}), dict(data.get("error_messages") or {}),
-                dict(data.get("failure_details") or {}))
-
-    def record_environment(self, client, image_ref: str, stage, config: dict, report) -> None:
-        """Write ``tests/python_env.json`` (the grader's Python plus, whole, Node.js and ``node_modules`` without
-        the runners' caches) and record in ``config`` the runner (from ``package.json`` at the base commit), the
-        toolchain, the interpreter and the check's seconds; rewrites ``tests/config.json``."""
-        report("node environment manifest")
-        roots = (DEFAULT_TOOLCHAIN["node"], f"{config['workspace']}/node_modules")
-        taken = env_snapshot(client, image_ref, stage.root, roots + tuple(f"--skip={d}" for d in CACHE_DIRS))
-        config["toolchain"] = dict(DEFAULT_TOOLCHAIN)
-        if taken is not None:
-            text, seconds = taken
-            stage.write_text("tests/python_env.json", text)
-            config["python"] = json.loads(text)["executable"]
-            config["env_check_seconds"] = seconds
-        stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
+    def manifest_roots(self, config: dict) -> tuple[str, ...]:
+        """Node.js and ``node_modules``, recorded whole but for the runners' caches (``js_runner.CACHE_DIRS``)."""
+        return (DEFAULT_TOOLCHAIN["node"], f"{config['workspace']}/node_modules") + tuple(
+            f"--skip={d}" for d in CACHE_DIRS)

@@ -4,26 +4,17 @@
 resolves every range as of that moment); dependencies are fetched from the npm registry at image build time,
 never at grading time."""
 
-import functools
-import re
-import subprocess
-
 from repo2env.core import gitrepo
 from repo2env.core.records import InstallRecipe, RecipePart
+from repo2env.languages.toolchain import host_version
 
 DEFAULT_NODE = "20"
 
 
-@functools.cache
 def host_node_major() -> str:
     """The major version of this host's Node.js (what ``scripts/setup_docker.sh`` builds ``r2e/node`` from),
     else ``DEFAULT_NODE``."""
-    try:
-        out = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return DEFAULT_NODE
-    found = re.match(r"v(\d+)\.", out.strip())
-    return found.group(1) if found else DEFAULT_NODE
+    return host_version(("node", "--version"), r"v(\d+)\.", DEFAULT_NODE)
 
 
 def image_for(major: str) -> str:

@@ -1,0 +1,82 @@
+"""What the toolchain languages (Go, JavaScript/TypeScript) share: their grader (``graders/toolchain_verifier.py``
+with the language's runner module), its ``run`` command and results, the environment manifest of their image, and
+reading the host toolchain's version (what ``scripts/setup_docker.sh`` builds their image from)."""
+
+import functools
+import json
+import re
+import subprocess
+
+from repo2env import graders
+from repo2env.environment.manifest import env_snapshot
+from repo2env.instructions.observed.test_output import observed_from_output
+
+
+@functools.cache
+def host_version(argv: tuple[str, ...], pattern: str, default: str) -> str:
+    """The first group of ``pattern`` in what ``argv`` prints (``go env GOVERSION`` -> ``1.26``), else
+    ``default`` (no such program, or an unexpected answer)."""
+    try:
+        out = subprocess.run(list(argv), capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return default
+    found = re.match(pattern, out.strip())
+    return found.group(1) if found else default
+
+
+class ToolchainLanguage:
+    """The parts of a ``repo2env.languages.Language`` a toolchain language shares. A subclass sets ``runner_module``
+    (``go_runner``), ``manifest_label`` and implements ``manifest_roots(config)``: the folders the environment
+    check records whole (``--skip=NAME`` entries leave folders of that name out)."""
+
+    runner_module = ""
+    manifest_label = ""
+
+    def grader_files(self) -> dict[str, bytes]:
+        """``verifier.py`` (``toolchain_verifier``), the runner module, ``runtime_verifier.py`` (the shared parts)
+        and ``env_guard.py``."""
+        return {"verifier.py": graders.source("toolchain_verifier"),
+                f"{self.runner_module}.py": graders.source(self.runner_module),
+                "runtime_verifier.py": graders.source("runtime_verifier"), "env_guard.py": graders.source("env_guard")}
+
+    def test_command(self, tests_dir: str, result_path: str) -> list[str]:
+        """``verifier.py run``: put the test files in place, run the tests as the grader does, write the outcomes
+        (node ids resolved in the container, where the test files are)."""
+        return ["python3", f"{tests_dir}/verifier.py", "run", "--tests-dir", tests_dir, "--results", result_path]
+
+    def parse_results(self, text: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
+        """``verifier.py run``'s JSON: ``(outcomes, collection_errors, collection_messages)``. Raises
+        ``ValueError`` for anything else."""
+        data = json.loads(text)
+        return dict(data["outcomes"]), list(data["collection_errors"]), dict(data.get("collection_messages", {}))
+
+    def parse_messages(self, text: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """Skip reasons, (no) import errors and failure output (node id -> text) of ``verifier.py run``."""
+        data = json.loads(text)
+        return (dict(data.get("skip_messages") or {}), dict(data.get("error_messages") or {}),
+                dict(data.get("failure_details") or {}))
+
+    def observed_behaviour(self, evidence) -> list[str]:
+        """What the FAIL_TO_PASS tests saw before the fix, from the runner's failure output
+        (``instructions.observed.test_output``)."""
+        return observed_from_output(evidence)
+
+    def manifest_roots(self, config: dict) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def toolchain(self) -> dict:
+        raise NotImplementedError
+
+    def record_environment(self, client, image_ref: str, stage, config: dict, report) -> None:
+        """Write ``tests/python_env.json`` (the grader's Python plus, whole, ``manifest_roots``) and record in
+        ``config`` the toolchain's folders (``toolchain()``), the interpreter's path and the check's seconds;
+        rewrites ``tests/config.json``."""
+        report(f"{self.manifest_label} environment manifest")
+        taken = env_snapshot(client, image_ref, stage.root, self.manifest_roots(config))
+        config["toolchain"] = self.toolchain()
+        if taken is not None:
+            text, seconds = taken
+            stage.write_text("tests/python_env.json", text)
+            config["python"] = json.loads(text)["executable"]
+            config["env_check_seconds"] = seconds
+        stage.write_text("tests/config.json", json.dumps(config, indent=1) + "\n")
