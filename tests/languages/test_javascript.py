@@ -110,3 +110,14 @@ def test_observed_vitest_and_jest_failures():
                                                 "    at Object.<anonymous> (t/a.test.ts:3:22)"},
                     import_errors={}, fail_to_pass=("t/a.test.ts::x",), test_sources={"t/a.test.ts": source})
     assert observed_from_output(jest) == ["Calling `area(2, 3)` returns `5`, which is not the correct result."]
+
+
+def test_observed_thrown_errors_of_an_arrow_function():
+    source = "it('x', () => {\n  expect(() => parse(\"/foo\\\\\")).toThrow(\n    new PathError('x'),\n  );\n});\n"
+    def seen(message):
+        return Evidence(failures={"t/a.spec.ts::x": message + "\n    at /workspace/t/a.spec.ts:2:37"},
+                        import_errors={}, fail_to_pass=("t/a.spec.ts::x",), test_sources={"t/a.spec.ts": source})
+    assert observed_from_output(seen("AssertionError: expected function to throw an error, but it didn't")) == [
+        'Calling `parse` with `"/foo\\\\"` does not throw an error; it should throw one.']
+    assert observed_from_output(seen("AssertionError: expected a thrown error to be TypeError: Unexpected end")) == [
+        'Calling `parse` with `"/foo\\\\"` throws a different error than expected.']

@@ -137,7 +137,7 @@ def _expect_call(line: str) -> tuple[str, str] | None:
     for j in range(i, len(line)):
         depth += {"(": 1, ")": -1}.get(line[j], 0)
         if depth == 0:
-            inner = line[i + 1:j].strip()
+            inner = re.sub(r"^(?:async\s*)?\(\s*\)\s*=>\s*(?:await\s+)?", "", line[i + 1:j].strip())  # () => f(x)
             found = re.fullmatch(_CALL, inner)
             return (inner, found.group("args")) if found else None
     return None
@@ -159,6 +159,16 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
     call = writer.call(*found)
     if call is None:
         return None
+    joined = "\n".join(lines)
+    if re.search(r"to throw an error, but it didn't|Received function did not throw", joined):
+        return f"Calling {call} does not throw an error; it should throw one."
+    other = re.search(r"expected a thrown error to be (?P<want>.+)$|^Expected (?:message|constructor|substring|pattern):"
+                      r"\s*(?P<jwant>.+)$", joined, re.MULTILINE)
+    if other:
+        want = writer.span(other.group("want") or other.group("jwant"))
+        if want is not None and disclose:
+            return f"Calling {call} throws a different error than expected; it should throw {want}."
+        return f"Calling {call} throws a different error than expected."
     got = want = None
     for line in lines:
         chai, jest_want, jest_got = _CHAI.search(line), _JEST_WANT.match(line), _JEST_GOT.match(line)
