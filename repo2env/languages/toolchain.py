@@ -31,6 +31,7 @@ class ToolchainLanguage:
 
     runner_module = ""
     manifest_label = ""
+    restores_base_tests = True  # the grader writes every test file of the base tree back (tasks.runtime)
 
     def grader_files(self) -> dict[str, bytes]:
         """``verifier.py`` (``toolchain_verifier``), the runner module, ``runtime_verifier.py`` (the shared parts)

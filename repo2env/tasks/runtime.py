@@ -91,8 +91,11 @@ def grading_overlay(spec: RuntimeSpec, language,
     """The files the grader writes before the tests run (path -> (bytes, octal mode)) and the ones it deletes:
     every test file of the test patch and every test-configuration file the gold patch changes, as of the head
     commit, and every other test-configuration file as of the base commit. The same state as the base commit with
-    the test patch and the gold patch's configuration changes applied, without git. ``tree``: the base commit's
-    entries (``gitrepo.ls_tree_entries``)."""
+    the test patch and the gold patch's configuration changes applied, without git. A language with
+    ``restores_base_tests`` (Go, JavaScript: a test file the test patch leaves alone still compiles into the
+    graded test binary, or is a helper or golden file the graded tests read) has every other test file of the
+    base tree written too, as of the base commit. ``tree``: the base commit's entries
+    (``gitrepo.ls_tree_entries``)."""
     repo, base, head = spec.repo.path, spec.base_commit, spec.head_commit
     config_names = language.test_config_names
     at_head = list(spec.split.test_files) + [p for p in spec.split.source_files + spec.split.docs_ci_files
@@ -105,9 +108,11 @@ def grading_overlay(spec: RuntimeSpec, language,
             delete.append(rel)
         else:
             write[rel] = (data, "755" if head_tree.get(rel, "").startswith("100755") else "644")
+    restore_tests = getattr(language, "restores_base_tests", False)
     for rel, entry in tree.items():
-        if PurePosixPath(rel).name in config_names and rel not in write and rel not in delete \
-                and entry.startswith("100"):
+        if rel in write or rel in delete or not entry.startswith("100"):
+            continue
+        if PurePosixPath(rel).name in config_names or (restore_tests and language.is_test_file(rel)):
             write[rel] = (gitrepo.file_bytes(repo, base, rel), "755" if entry.startswith("100755") else "644")
     return write, sorted(delete)
 

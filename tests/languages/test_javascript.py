@@ -121,3 +121,24 @@ def test_observed_thrown_errors_of_an_arrow_function():
         'Calling `parse` with `"/foo\\\\"` does not throw an error; it should throw one.']
     assert observed_from_output(seen("AssertionError: expected a thrown error to be TypeError: Unexpected end")) == [
         'Calling `parse` with `"/foo\\\\"` throws a different error than expected.']
+
+
+def test_what_node_would_read_above_the_workspace_is_removed(tmp_path):
+    workspace = tmp_path / "a" / "workspace"
+    (workspace / "node_modules" / "vitest").mkdir(parents=True)
+    (tmp_path / "node_modules" / "supports-color").mkdir(parents=True)
+    (tmp_path / "a" / "tsconfig.json").write_text("{}")
+    removed = js_runner.clear_ancestors(str(workspace))
+    assert sorted(removed) == [str(tmp_path / "a" / "tsconfig.json"), str(tmp_path / "node_modules")]
+    assert (workspace / "node_modules" / "vitest").is_dir()
+
+
+def test_sentinels_clone_the_files_own_expectations(tmp_path):
+    import random
+
+    (tmp_path / "c.test.ts").write_text('describe("clamp", () => {\n  it("keeps a value inside", () => {\n'
+                                        '    expect(clamp(5, 0, 10)).toBe(5);\n  });\n});\n')
+    [node] = js_runner.plant_sentinels(str(tmp_path), ["c.test.ts"], 1, random.Random(1))
+    text = (tmp_path / "c.test.ts").read_text()
+    assert node.startswith("c.test.ts::clamp > ") and "expect(clamp(5, 0, 10)).toBe(" in text.split("\n")[2]
+    assert text.count("expect(clamp(5, 0, 10)).toBe(5);") == 1  # the sentinel expects another value

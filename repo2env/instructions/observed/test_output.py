@@ -250,10 +250,12 @@ def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
         if not writer.names_tests(name):
             return (f"`{name}` cannot be called with `{found.group('have')}`: it takes `{found.group('want')}`; it "
                     f"should accept `{found.group('have')}`.")
-    found = _UNDEFINED.search(message)
-    if found and not writer.names_tests(found.group("name")):
+    names = list(dict.fromkeys(m.group("name") for m in _UNDEFINED.finditer(message)
+                               if not writer.names_tests(m.group("name"))))[:5]
+    if names:
         where = f"The package `{package}`" if package else "The package"
-        return f"{where} has no `{found.group('name')}`; it should provide it."
+        listed = joined([f"`{n}`" for n in names])
+        return f"{where} has no {listed}; it should provide {'them' if len(names) > 1 else 'it'}."
     return None
 
 
