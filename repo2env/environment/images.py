@@ -126,7 +126,8 @@ def build_cause(log: str) -> str:
     own; with Docker's exit code."""
     log = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", log)
     code = re.search(r"returned a non-zero code: (\d+)", log)
-    lines = [ln.strip() for ln in log.splitlines() if ln.strip() and not _DOCKER_LINE.match(ln.strip())]
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip() and not _DOCKER_LINE.match(ln.strip())
+             and not re.search(r"A complete log of this run can be found in|^npm (?:error|ERR!)\s*$", ln.strip())]
     exit_note = f" (exit {code.group(1)})" if code else ""
     for i, line in enumerate(lines):
         if line.startswith(("error:", "×", "ERROR:")):
@@ -145,6 +146,11 @@ def build_cause(log: str) -> str:
                     itertools.takewhile(lambda ln: not ln.startswith(("╰", "├", "×", "error:")), said[why + 1:])))
             head = line.lstrip("× ").strip()
             return "; ".join([head] + ([last] if last and last != head else []))[:300] + exit_note
+    npm = [ln for ln in lines if re.match(r"^npm (?:error|ERR!) ", ln)]
+    if npm:  # npm's own code line and what it says
+        coded = next((i for i, ln in enumerate(npm) if re.match(r"^npm (?:error|ERR!) code ", ln)), None)
+        said = npm[coded:coded + 2] if coded is not None else npm[-1:]
+        return "; ".join(ln.split(" ", 2)[-1] for ln in said)[:300] + exit_note
     named = [ln for ln in lines if re.match(r"^(E):|.*\w(Error|Exception): ", ln)]
     return (named[-1] if named else (lines[-1] if lines else ""))[:300] + exit_note
 

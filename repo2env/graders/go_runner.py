@@ -86,13 +86,14 @@ _NOISE = re.compile(r"^(=== (RUN|PAUSE|CONT|NAME)|--- (FAIL|PASS|SKIP)|FAIL|PASS
 def parse_go_events(text, workspace, targets=(), notes=None):
     """Outcomes of a ``go test -json`` run: ``(outcomes, collection_errors, messages)``.
 
-    ``outcomes``: node id -> passed / failed / skipped (several reports of one test aggregate to the worst);
+    ``outcomes``: node id -> passed / failed / skipped (several reports of one test aggregate to the worst; a
+    test that started and never ended in a package that failed, the one a panic or ``os.Exit`` stopped, failed);
     ``collection_errors``: the ``targets`` (test files) of packages that reported no test at all and failed (a
     build failure: SWE-bench counts every test of a module that cannot be imported as failing), with the
     build's own lines as ``messages``. ``notes``, when a dict, gets ``{"failures": {node id: the test's own
     output}, "skipped": {node id: why}}``. Lines that are not JSON events are ignored."""
     module = go_module(workspace)
-    worst, output, package_state, package_output = {}, {}, {}, {}
+    worst, output, package_state, package_output, started = {}, {}, {}, {}, []
     files_cache = {}
     for line in text.splitlines():
         if not line.startswith("{"):
@@ -109,6 +110,8 @@ def parse_go_events(text, workspace, targets=(), notes=None):
         if folder is None:
             continue
         test = event.get("Test")
+        if action == "run" and test:
+            started.append((folder, str(test)))
         if action in ("output", "build-output"):
             target = output.setdefault((folder, test), []) if test else package_output.setdefault(folder, [])
             target.append(str(event.get("Output") or ""))
@@ -120,6 +123,10 @@ def parse_go_events(text, workspace, targets=(), notes=None):
             output.setdefault((folder, test), [])
         elif action in ("pass", "fail", "skip", "build-fail"):
             package_state[folder] = "fail" if action == "build-fail" else action
+    for folder, test in started:  # running when the binary died (a panic, os.Exit): it failed
+        key = node_id(workspace, folder, test, files_cache)
+        if key not in worst and package_state.get(folder) == "fail":
+            worst[key] = "failed"
     tested = set(k.split("::", 1)[0] for k in worst)
     errors, messages = [], {}
     for folder, state in sorted(package_state.items()):
@@ -341,7 +348,7 @@ def _sentinel_check(text, rng):
     return 't.Errorf("got %%d, want %%d", %d, %d)' % (got, want)
 
 
-def plant_sentinels(workspace, files, count, rng):
+def plant_sentinels(workspace, files, count, rng, runner=None):
     """Add ``count`` sentinel tests to the graded ``_test.go`` files (in turn, the first ones first: the
     FAIL_TO_PASS files); returns their node ids. Each is named ``Test`` + words of the file's own test names,
     fails through the file's own assertion style (``_sentinel_check``) and goes in before a top-level function

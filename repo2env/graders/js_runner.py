@@ -106,11 +106,12 @@ def _sentinel_check(text, rng):
     return "throw new Error(\"expected %d to equal %d\")" % (got, want)
 
 
-def plant_sentinels(workspace, files, count, rng):
+def plant_sentinels(workspace, files, count, rng, runner=None):
     """Add ``count`` sentinel tests to the graded test files (in turn): named with three words of the file's own
     test titles, declared with the file's own ``it``/``test``, failing through the file's own assertions
     (``_sentinel_check``), and placed at random: as the first test of one of the file's top-level ``describe``
-    blocks, or before one of its top-level statements. Returns their node ids."""
+    blocks, or before one of its top-level statements. Returns their node ids (Mocha's joins a describe's title
+    and the test's with a space, as its ``fullTitle`` does)."""
     planted_ids = []
     files = [f for f in files if f.endswith(JS_EXTENSIONS)]
     for i in range(count if files else 0):
@@ -140,7 +141,7 @@ def plant_sentinels(workspace, files, count, rng):
         at, describe = rng.choice(places) if places else (len(lines), None)
         if describe is not None:  # the first test of a top-level describe block
             lines.insert(at + 1, "  %s(%s, () => {\n    %s;\n  });\n\n" % (declare, json.dumps(name), check))
-            node = "%s::%s > %s" % (rel, describe.group("title"), name)
+            node = "%s::%s%s%s" % (rel, describe.group("title"), " " if runner == "mocha" else " > ", name)
         else:
             if at == len(lines) and lines and not lines[-1].endswith("\n"):
                 lines[-1] += "\n"

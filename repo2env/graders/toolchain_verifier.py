@@ -108,7 +108,8 @@ def cmd_grade(args):
         rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
         first = core.grade_files(f2p)
         sentinels = runner.plant_sentinels(ws, first + [f for f in core.grade_files(p2p) if f not in first],
-                                           config.get("sentinels", core.DEFAULT_SENTINELS), rng)
+                                           config.get("sentinels", core.DEFAULT_SENTINELS), rng,
+                                           runner=config.get("runner"))
         locked = core._lock([args.tests_dir, logs])
         code, seconds, outcomes, errors, _, _, tail = runner.run(
             ws, files, config.get("timeout_sec", 1800), _runner_args(config), core._runner_uid(config))

@@ -15,7 +15,8 @@ import re
 from repo2env.instructions.observed import Evidence
 
 _NEW_API = re.compile(r"cannot import name|No module named|has no attribute|unexpected keyword argument|"
-                      r"takes \d+ positional arguments? but|got an unexpected|is not defined", re.I)
+                      r"takes \d+ positional arguments? but|got an unexpected|is not defined|"
+                      r"undefined: |has no field or method|unknown field|is not a function|is not a constructor", re.I)
 
 
 def change_category(evidence: Evidence, fallback: str) -> tuple[str, str]:
@@ -23,7 +24,7 @@ def change_category(evidence: Evidence, fallback: str) -> tuple[str, str]:
     ``fallback`` (the title's verdict) when the failures say nothing either way."""
     f2p_files = {t.split("::", 1)[0] for t in evidence.fail_to_pass}
     for path in sorted(f2p_files & set(evidence.import_errors)):
-        return "feature", f"{path} cannot import before the fix: {evidence.import_errors[path][:160]}"
+        return "feature", f"{path} cannot be imported or compiled before the fix: {evidence.import_errors[path][:160]}"
     texts = [evidence.failures[t] for t in evidence.fail_to_pass if t in evidence.failures]
     for text in texts:
         m = _NEW_API.search(text)

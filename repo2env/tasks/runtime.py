@@ -244,7 +244,14 @@ def broken_modules(after: list[TestRun]) -> dict[str, str]:
     if not after:
         return {}
     common = set(after[0].collection_errors).intersection(*(r.collection_errors for r in after[1:]))
-    return {path: after[0].collection_messages.get(path, "collection error") for path in sorted(common)}
+    return {path: _one_line(after[0].collection_messages.get(path, "collection error")) for path in sorted(common)}
+
+
+def _one_line(message: str, limit: int = 300) -> str:
+    """A runner's message as one line (a skip's detail): its lines joined, Node.js stack frames left out."""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip() and not ln.strip().startswith("at ")]
+    text = " / ".join(lines) or message.strip()
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _submodule_skip(spec: RuntimeSpec, image: TaskImage, targets: list[str], detail: str) -> Skip | None:
@@ -442,6 +449,8 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
                       config: dict, targets: list, before: list, after: list,
                       search: EnvironmentSearch) -> Draft | Skip:
     selection = select_tests(before, after)
+    if hasattr(language, "refine_selection"):  # e.g. Go: tests that failed only because their package did not build
+        selection = language.refine_selection(spec.repo.path, spec.base_commit, spec.head_commit, selection, before)
     broken = broken_modules(after)
     if not selection.fail_to_pass and broken:
         path, message = next(iter(broken.items()))

@@ -69,3 +69,10 @@ def test_the_resolvers_cause_line_beats_the_hints_caret():
     assert build_cause(log) == ("No solution found when resolving dependencies:; Because pandas==0.20.3 has invalid "
                                 "metadata and you require pandas==0.20.3, we can conclude that your requirements are "
                                 "unsatisfiable. (exit 1)")
+
+
+def test_npm_says_why_not_where_its_log_is():
+    log = ("Step 5/7 : RUN npm install --before=2017-01-01T00:00:00Z\nnpm error code ENOVERSIONS\n"
+           "npm error No versions available for ansi-bold\nnpm error A complete log of this run can be found in: "
+           "/root/.npm/_logs/2026-x-debug-0.log\nThe command '/bin/sh -c npm install' returned a non-zero code: 1\n")
+    assert build_cause(log) == "code ENOVERSIONS; No versions available for ansi-bold (exit 1)"

@@ -164,3 +164,13 @@ def test_the_environment_is_built_from_nothing():
     assert env["GOFLAGS"] == "-mod=readonly -buildvcs=false" and env["GOPROXY"] == "off"
     assert env["GOENV"] == "off" and env["GOWORK"] == "off" and env["GOTOOLCHAIN"] == "local"
     assert env["PATH"].startswith("/g/bin:") and env["GOCACHE"] == "/c" and env["HOME"] == "/h"
+
+
+def test_a_test_that_panics_fails_and_tells_its_panic(module):
+    (module / "a" / "panic_test.go").write_text(
+        'package a\n\nimport "testing"\n\nfunc TestPanics(t *testing.T) {\n\tvar m map[string]int\n'
+        '\tm["x"] = 1\n}\n\nfunc TestZAfter(t *testing.T) {}\n')
+    _, outcomes, _, _, notes = _run(module, ["a/panic_test.go"])
+    assert outcomes["a/panic_test.go::TestPanics"] == "failed"
+    assert "a/panic_test.go::TestZAfter" not in outcomes  # never ran: absent, neither F2P nor P2P
+    assert "assignment to entry in nil map" in notes["failures"]["a/panic_test.go::TestPanics"]

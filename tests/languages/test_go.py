@@ -107,3 +107,31 @@ def test_signature_errors_and_bare_expected_got():
     assert observed_from_output(seen) == [
         "`check` cannot be called with `(*Version, bool)`: it takes `(*Version)`; it should accept "
         "`(*Version, bool)`.", 'A result comes out as `"a < b"`, which is not the correct result.']
+
+
+def test_more_go_messages():
+    seen = _evidence({"d/d_test.go::TestN": 'd_test.go:9: got an err: strconv.ParseInt: parsing "9": value out of '
+                                            'range',
+                      "d/d_test.go::TestM": 'd_test.go:12: expect "map[Username:Joe]", got: map[:Joe]'},
+                     errors={"d/d_test.go": "./d_test.go:5:3: unknown field MatchName in struct literal of type "
+                                            "DecoderConfig"})
+    assert observed_from_output(seen) == [
+        "The type `DecoderConfig` has no field `MatchName`; it should provide it.",
+        'The operation fails with the error `strconv.ParseInt: parsing "9": value out of range`; it should succeed.',
+        "A result comes out as `map[:Joe]`, which is not the correct result."]
+
+
+def test_tests_that_only_failed_to_build_are_pass_to_pass(new_repo):
+    from repo2env.core.records import TestRun, TestSelection
+
+    repo = new_repo("go")
+    old = "package a\n\nimport \"testing\"\n\nfunc TestOld(t *testing.T) {\n\tt.Log(1)\n}\n"
+    base = commit_files(repo, "b", {"go.mod": "module m\n", "a/a_test.go": old + "\nfunc TestEdited(t *testing.T) {}\n"})
+    head = commit_files(repo, "h", {"a/a_test.go": old + "\nfunc TestEdited(t *testing.T) {\n\tNew()\n}\n"
+                                    "\nfunc TestNew(t *testing.T) {\n\tNew()\n}\n"})
+    before = [TestRun(label="before", outcomes={}, collection_errors=("a/a_test.go",), exit_code=1, seconds=1)]
+    selection = TestSelection(fail_to_pass=("a/a_test.go::TestEdited", "a/a_test.go::TestNew", "a/a_test.go::TestOld"),
+                              pass_to_pass=(), flaky=())
+    refined = languages.load("go").refine_selection(str(repo), base, head, selection, before)
+    assert refined.fail_to_pass == ("a/a_test.go::TestEdited", "a/a_test.go::TestNew")
+    assert refined.pass_to_pass == ("a/a_test.go::TestOld",)

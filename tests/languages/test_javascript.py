@@ -142,3 +142,23 @@ def test_sentinels_clone_the_files_own_expectations(tmp_path):
     text = (tmp_path / "c.test.ts").read_text()
     assert node.startswith("c.test.ts::clamp > ") and "expect(clamp(5, 0, 10)).toBe(" in text.split("\n")[2]
     assert text.count("expect(clamp(5, 0, 10)).toBe(5);") == 1  # the sentinel expects another value
+
+
+def test_the_test_script_decides_the_runner(new_repo):
+    repo = new_repo("js")
+    node_test = commit_files(repo, "n", {"package.json": json.dumps(
+        {"devDependencies": {"jest": "^29"}, "scripts": {"test": "node --test dist/test/*.js"}}), "a.js": ""})
+    found = languages.for_commit(repo, node_test)[1]
+    assert not found.supported and "node --test" in found.reason
+    mocha = commit_files(repo, "m", {"package.json": json.dumps(
+        {"devDependencies": {"jest": "^29", "mocha": "^10"}, "scripts": {"test": "mocha test/"}})})
+    assert languages.load("javascript").grader_config(str(repo), mocha) == {"runner": "mocha"}
+
+
+def test_mocha_sentinel_ids_are_its_full_titles(tmp_path):
+    import random
+
+    (tmp_path / "t.js").write_text("describe('picomatch', () => {\n  it('matches stars', () => {\n"
+                                   "    assert.strictEqual(1, 1);\n  });\n});\n")
+    nodes = js_runner.plant_sentinels(str(tmp_path), ["t.js"], 3, random.Random(2), runner="mocha")
+    assert any(n.startswith("t.js::picomatch ") and " > " not in n for n in nodes)

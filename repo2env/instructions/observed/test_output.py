@@ -49,8 +49,10 @@ _THROWN = re.compile(r"^(?P<error>(?:\w+\.)?\w*(?:Error|Exception)(?: \[\w+\])?:
 _UNDEFINED = re.compile(r"undefined: (?P<name>[A-Za-z_][\w.]*)")
 _ARGUMENTS = re.compile(r"(?P<which>too many|not enough) arguments in call to (?P<name>[\w.]+)\s+have (?P<have>\(.*?\))"
                         r"\s+want (?P<want>\(.*?\))", re.S)
-_GOT_WANT = re.compile(r"(?:expected|want(?:ed)?):?\s+(?P<want>.+?),?\s+(?:but\s+)?(?:got|received|actual):?\s+"
+_GOT_WANT = re.compile(r"(?:expect(?:ed)?|want(?:ed)?):?\s+(?P<want>.+?),?\s+(?:but\s+)?(?:got|received|actual):?\s+"
                        r"(?P<got>.+)$", re.IGNORECASE)
+_NO_FIELD = re.compile(r"unknown field (?P<name>\w+) in struct literal of type (?P<type>[\w.*]+)")
+_GOT_ERROR = re.compile(r"(?:got|returned|unexpected)(?: an?)? err(?:or)?:?\s+(?P<err>.+)$", re.IGNORECASE)
 _NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
 
 
@@ -217,6 +219,10 @@ def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evid
             call, err = writer.call(found.group("call"), found.group("args")), writer.span(found.group("err"))
             if call is not None and err is not None:
                 return f"Calling {call} returns the error {err}; it should succeed."
+    for line in lines:  # "got an error: ...", without the call
+        found = _GOT_ERROR.search(line)
+        if found and writer.span(found.group("err")):
+            return f"The operation fails with the error {writer.span(found.group('err'))}; it should succeed."
     for line in lines:  # a bare "expected X, got Y": what happens and what should, without the call
         found = _GOT_WANT.search(line)
         if found:
@@ -244,6 +250,10 @@ def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
         kind = found.group("type").lstrip("*").rsplit(".", 1)[-1]
         if not writer.names_tests(kind):
             return f"The type `{kind}` has no `{found.group('name')}`; it should provide it."
+    found = _NO_FIELD.search(message)
+    if found and not writer.names_tests(found.group("name")):
+        kind = found.group("type").lstrip("*").rsplit(".", 1)[-1]
+        return f"The type `{kind}` has no field `{found.group('name')}`; it should provide it."
     found = _ARGUMENTS.search(message)
     if found:
         name = found.group("name").rsplit(".", 1)[-1]

@@ -2,6 +2,7 @@
 (``recipe``), test files by the go command's rules (``files``), and the toolchain, module cache and warm build
 cache recorded of the image for the grader (``record_environment``)."""
 
+from repo2env.core import gitrepo
 from repo2env.graders.go_runner import DEFAULT_TOOLCHAIN
 from repo2env.languages import Detection
 from repo2env.languages.go import files, recipe
@@ -31,6 +32,25 @@ class GoLanguage(ToolchainLanguage):
                              reason=f"Go modules only below the root ({nested[0]}): one module at the root is "
                                     "supported")
         return None
+
+    def refine_selection(self, repo_path: str, base: str, head: str, selection, before: list):
+        """``selection`` with the FAIL_TO_PASS tests that failed only because their package did not build with
+        the new tests (their file a collection error in every run before the fix) and that the test patch left
+        as they were (the same function at the base commit) moved to PASS_TO_PASS: they pass at the base
+        commit, and the fix must keep them passing. Subtests follow their test."""
+        broken = set.intersection(*(set(r.collection_errors) for r in before)) if before else set()
+        moved = []
+        for test_id in selection.fail_to_pass:
+            path, _, name = test_id.partition("::")
+            if path in broken and files.same_function(gitrepo.show_file(repo_path, base, path) or "",
+                                                      gitrepo.show_file(repo_path, head, path) or "",
+                                                      name.split("/", 1)[0]):
+                moved.append(test_id)
+        if not moved:
+            return selection
+        return selection.model_copy(update={
+            "fail_to_pass": tuple(t for t in selection.fail_to_pass if t not in moved),
+            "pass_to_pass": tuple(sorted(set(selection.pass_to_pass) | set(moved)))})
 
     def grader_config(self, repo_path: str, commit: str) -> dict:
         """What the grader's ``config.json`` needs: the ``go`` runner."""

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 
 from repo2env.graders.go_runner import GO_CONFIG_NAMES
 
-__all__ = ["GO_CONFIG_NAMES", "is_test_path", "is_go_test_file", "go_directive"]
+__all__ = ["GO_CONFIG_NAMES", "is_test_path", "is_go_test_file", "go_directive", "function_source", "same_function"]
 
 _TEST_FUNC = re.compile(r"^func\s+(Test|Example|Fuzz)\w*\s*\(", re.MULTILINE)
 
@@ -26,6 +26,19 @@ def is_go_test_file(path: str, text: str = "") -> bool:
     if not path.endswith("_test.go"):
         return False
     return not text or bool(_TEST_FUNC.search(text))
+
+
+def function_source(text: str, name: str) -> str | None:
+    """The source of the top-level function ``name`` in Go ``text`` (gofmt's layout: from ``func name(`` to the
+    first ``}`` at the start of a line), or None when there is none."""
+    found = re.search(r"^func\s+%s\s*\(.*?^\}" % re.escape(name), text, re.MULTILINE | re.DOTALL)
+    return found.group(0) if found else None
+
+
+def same_function(before: str, after: str, name: str) -> bool:
+    """Whether ``name`` is in both texts with the same source."""
+    old = function_source(before, name)
+    return old is not None and old == function_source(after, name)
 
 
 def go_directive(go_mod: str) -> tuple[int, ...] | None:

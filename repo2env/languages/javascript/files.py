@@ -48,9 +48,16 @@ def read_project(package_json: str, tree: set[str]) -> Project:
         return Project(None, "npm-install", "package.json is not valid JSON")
     deps = {**(data.get("dependencies") or {}), **(data.get("devDependencies") or {})} if isinstance(data, dict) else {}
     script = str(((data.get("scripts") or {}) if isinstance(data, dict) else {}).get("test") or "")
-    runner = next((r for r in RUNNERS if r in deps or (r == "jest" and "ts-jest" in deps)), None)
+    # the test script says which runner the project uses (a runner listed in the dependencies may serve
+    # something else); the dependencies decide only when the script names none
+    runner = next((r for r in RUNNERS if re.search(r"\b%s\b" % r, script)), None)
+    other = re.search(r"node\s+(?:[^|&;]*\s)?--test\b|\b(ava|tap|tape|uvu|karma|playwright|jasmine|lab|qunit)\b",
+                      script)
+    if runner is None and other:
+        return Project(None, "npm", f"the test script runs {other.group(1) or 'node --test'} "
+                                    "(vitest, jest and mocha are supported)")
     if runner is None:
-        runner = next((r for r in RUNNERS if re.search(r"\b%s\b" % r, script)), None)
+        runner = next((r for r in RUNNERS if r in deps or (r == "jest" and "ts-jest" in deps)), None)
     if ".yarnrc.yml" in tree or ".pnp.cjs" in tree:
         return Project(runner, "yarn-berry", "Yarn Berry (.yarnrc.yml / Plug'n'Play): its yarn release and PnP "
                                              "tree are not supported; a node_modules install is")
