@@ -70,7 +70,7 @@ def _no_sentinels(copy: Path) -> None:
 def _no_untracked_cleanup(copy: Path) -> None:
     """verifier.py without its removal of planted test configuration and shadowing modules (and no sentinels,
     which would catch the plugin these probes load)."""
-    _edit(copy, "tests/verifier.py", 'for rel in planted_files(ws, inputs["base_files"], list(modes) + '
+    _edit(copy, "tests/verifier.py", 'for rel in (planted or planted_files)(ws, inputs["base_files"], list(modes) + '
                                      'list(overlay.get("delete", []))):', "for rel in []:")
     _no_sentinels(copy)
 
