@@ -46,7 +46,7 @@ def test_generate_again_restamp_report_clean(docker_client, demo_repo, tmp_path,
     assert table["pr_number"] == 5 and table["merged_at"] and len(table["merge_commit"]) == 40
     assert toml["metadata"]["repo2env"]["reference"] == "local/calc-demo#5"
     # #5's new test module cannot import the name the fix adds: a feature, by the tests' own evidence
-    assert toml["metadata"]["category"] == "feature" and "cannot import" in table["category_evidence"]
+    assert toml["metadata"]["category"] == "feature" and "cannot be imported" in table["category_evidence"]
     used = _used_by(docker_client, out)  # built now or found from an earlier run: recorded either way
     assert {"env", "bundle"} <= {image.labels[LABEL_TOOL] for image in used}
     assert any(image.labels.get(LABEL_TASK) == TASK for image in used)
