@@ -43,6 +43,7 @@ class Attempt:
     outcome: str
     detail: str = ""
     plan: dict | None = None
+    base_image: str | None = None  # a toolchain language's image (``InstallRecipe.base_image``); None: Python's
 
     def record(self) -> dict:
         """The ``[metadata.repo2env.reproducibility] attempts`` row (the plan stays out)."""
@@ -231,7 +232,7 @@ class EnvironmentSearch:
     def _record(self, recipe: InstallRecipe, outcome: str, detail: str) -> None:
         self.attempts.append(Attempt(rung=recipe.rung or recipe.python, python=recipe.python, outcome=outcome,
                                      detail=detail, plan={k: v for k, v in recipe.plan.items() if k != "if"}
-                                     if recipe.plan else None))
+                                     if recipe.plan else None, base_image=recipe.base_image))
 
     def records(self) -> list[dict]:
         """The attempts as ``[metadata.repo2env.reproducibility] attempts`` rows."""
@@ -245,8 +246,7 @@ class EnvironmentSearch:
         tried = ", ".join(f"{a.rung} ({a.outcome.replace('_', ' ')})" for a in self.attempts)
         if not self.attempts:
             return Skip(SkipReason.PYTHON_UNAVAILABLE, self.why or "no Python allowed")
-        if all(a.outcome == "python_unavailable" for a in self.attempts) and self.attempts[0].detail.startswith(
-                "no base image r2e/"):  # a toolchain language's image
+        if all(a.outcome == "python_unavailable" for a in self.attempts) and self.attempts[0].base_image:
             return Skip(SkipReason.TOOLCHAIN_UNAVAILABLE, f"{self.attempts[0].detail}: run `bash "
                         "scripts/setup_docker.sh` on a host that has the toolchain")
         if all(a.outcome == "python_unavailable" for a in self.attempts):

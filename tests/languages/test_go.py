@@ -135,3 +135,18 @@ def test_tests_that_only_failed_to_build_are_pass_to_pass(new_repo):
     refined = languages.load("go").refine_selection(str(repo), base, head, selection, before)
     assert refined.fail_to_pass == ("a/a_test.go::TestEdited", "a/a_test.go::TestNew")
     assert refined.pass_to_pass == ("a/a_test.go::TestOld",)
+
+
+def test_a_missing_toolchain_image_is_its_own_skip_reason():
+    from types import SimpleNamespace
+
+    from repo2env.environment.ladder import Attempt, EnvironmentSearch
+
+    search = EnvironmentSearch.__new__(EnvironmentSearch)
+    search.ctx, search.why = SimpleNamespace(), ""
+    search.attempts = [Attempt(rung="go 1.22", python="3.12", outcome="python_unavailable",
+                               detail="no base image r2e/go:1.22", base_image="r2e/go:1.22")]
+    skip = search.give_up()
+    assert skip.reason == "toolchain_unavailable" and "r2e/go:1.22" in skip.detail
+    search.attempts = [Attempt(rung="3.9", python="3.9", outcome="python_unavailable", detail="no base image x")]
+    assert search.give_up().reason == "python_unavailable"
