@@ -7,9 +7,10 @@
 #   3. one base image per other Python a base commit may need (R2E_PYTHONS, default 3.8 3.9 3.10 3.11 3.13):
 #      each is pulled or built the same way when this host has that CPython, and left out with one line when
 #      it has not (tasks that need it are then skipped as python_unavailable, never a crash);
-#   4. one toolchain image per other language whose toolchain this host has (R2E_TOOLCHAINS, default "go node"):
-#      r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from this host's
-#      node and npm; each left out with one line when the host lacks it;
+#   4. one toolchain image per other language whose toolchain this host has (R2E_TOOLCHAINS, default
+#      "go node rust"): r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from
+#      this host's node and npm, r2e/rust:<major.minor> from R2E_RUST_HOME (default: `rustc --print sysroot`)
+#      with Debian's gcc for linking; each left out with one line when the host lacks it;
 #   5. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
@@ -160,26 +161,34 @@ ensure_base_image() {
   log "$image built"
 }
 
-# ensure_toolchain_image NAME VERSION SOURCE_DIR DEST_DIR BIN_DIR: r2e/NAME:VERSION built on the Python stand-in
-# with SOURCE_DIR copied to DEST_DIR (BIN_DIR put first on PATH). Rebuilt when the stand-in label is stale.
+# ensure_toolchain_image NAME VERSION SOURCE_DIR DEST_DIR BIN_DIR [APT]: r2e/NAME:VERSION built on the Python
+# stand-in with SOURCE_DIR copied to DEST_DIR (BIN_DIR put first on PATH) and the Debian packages APT installed.
+# Rebuilt when the stand-in label is stale.
 ensure_toolchain_image() {
-  local name="$1" ver="$2" src="$3" dest="$4" bin="$5" image="r2e/$1:$2"
+  local name="$1" ver="$2" src="$3" dest="$4" bin="$5" apt="${6:-}" image="r2e/$1:$2"
   if docker image inspect "$image" >/dev/null 2>&1 && ! stale_standin "$image"; then log "$image present"; return; fi
   local ctx; ctx=$(mktemp -d)
   log "building $image (toolchain from $src)"
   mkdir -p "$ctx/toolchain"
-  tar -C "$src" --exclude='./test' --exclude='./doc' --exclude='./api' -cf - . | tar -C "$ctx/toolchain" -xf -
+  tar -C "$src" --exclude='./test' --exclude='./doc' --exclude='./api' --exclude='./share' -cf - . \
+    | tar -C "$ctx/toolchain" -xf -
   cp "$HERE/base-image/toolchain.Dockerfile" "$ctx/Dockerfile"
-  docker build -q --build-arg "BASE=$BASE_IMAGE" --build-arg "DEST=$dest" --build-arg "TOOL_PATH=$bin" \
+  docker build -q --build-arg "BASE=$BASE_IMAGE" --build-arg "DEST=$dest" --build-arg "TOOL_PATH=$bin" --build-arg "APT=$apt" \
       --label "r2e.standin=$STANDIN_VERSION" -t "$image" "$ctx" >/dev/null 2>"$CACHE/toolchain-$name.log" \
     || { rm -rf "$ctx"; echo "setup_docker.sh: building $image failed; see $CACHE/toolchain-$name.log" >&2; exit 1; }
   rm -rf "$ctx"
   log "$image built"
 }
 
+# the host toolchains rustup and Go's tarball put outside the default PATH of a non-login shell
+for dir in /usr/local/go/bin "${CARGO_HOME:-$HOME/.cargo}/bin"; do
+  case ":$PATH:" in *":$dir:"*) ;; *) [ -d "$dir" ] && PATH="$PATH:$dir" ;; esac
+done
+export PATH
+
 ensure_toolchains() {
   local tool
-  for tool in ${R2E_TOOLCHAINS-go node}; do
+  for tool in ${R2E_TOOLCHAINS-go node rust}; do
     case "$tool" in
       go)
         local goroot="${R2E_GO_HOME:-$(go env GOROOT 2>/dev/null || true)}"
@@ -208,7 +217,16 @@ ensure_toolchains() {
         ln -s ../lib/node_modules/npm/bin/npx-cli.js "$tree/bin/npx"
         ensure_toolchain_image node "$major" "$tree" /opt/r2e/node /opt/r2e/node/bin
         rm -rf "$tree" ;;
-      *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node)" >&2; exit 2 ;;
+      rust)
+        # the sysroot of this host's rustc (rustup's stable toolchain: rustc, cargo, the standard library)
+        local sysroot="${R2E_RUST_HOME:-$(rustc --print sysroot 2>/dev/null || true)}"
+        if [ -z "$sysroot" ] || [ ! -x "$sysroot/bin/cargo" ] || [ ! -x "$sysroot/bin/rustc" ]; then
+          log "no Rust toolchain with cargo on this host (set R2E_RUST_HOME): Rust repositories are skipped as toolchain_unavailable"
+          continue
+        fi
+        local rver; rver=$("$sysroot/bin/rustc" --version | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
+        ensure_toolchain_image rust "$rver" "$sysroot" /usr/local/rust /usr/local/rust/bin "gcc libc6-dev" ;;
+      *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node rust)" >&2; exit 2 ;;
     esac
   done
 }

@@ -5,6 +5,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# toolchains rustup and Go's tarball install outside the default PATH of a non-login shell (the fixture
+# repositories' lockfiles are made with them, and the toolchain images are built from them)
+for dir in /usr/local/go/bin "${CARGO_HOME:-$HOME/.cargo}/bin"; do
+  case ":$PATH:" in *":$dir:"*) ;; *) [ -d "$dir" ] && PATH="$PATH:$dir" ;; esac
+done
+export PATH
 bash scripts/bootstrap_venv.sh
 bash scripts/setup_docker.sh
 bash scripts/setup_harbor.sh

@@ -25,7 +25,7 @@ def static_skip_reason(title: str, split: ChangeSplit, *, max_source_files: int)
         return SkipReason.REVERT_OR_RELEASE
     if not split.source_files and split.docs_ci_files:
         return SkipReason.DOCS_CI_ONLY
-    if not split.test_files:
+    if not split.test_files and not split.mixed_files:
         return SkipReason.NO_TEST_PATCH
     if not split.source_files:
         return SkipReason.NO_SOURCE_CHANGE

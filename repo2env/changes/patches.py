@@ -38,15 +38,20 @@ def is_docs_or_ci_path(path: str) -> bool:
     return p.suffix.lower() in DOC_SUFFIXES and len(p.parts) == 1
 
 
-def split_change(repo_path, base: str, head: str, is_test_file: Callable[[str], bool]) -> ChangeSplit:
+def split_change(repo_path, base: str, head: str, is_test_file: Callable[[str], bool],
+                 split_source: Callable[[str, str, str], str | None] | None = None) -> ChangeSplit:
     """Split ``base..head`` of the repository at ``repo_path`` into test and gold patches; ``is_test_file`` is
-    the language's rule (``Language.is_test_file``) for which paths go into the test patch.
+    the language's rule (``Language.is_test_file``) for which paths go into the test patch. ``split_source``
+    (``Language.split_source``, optional): for a source file changed on both sides, ``(path, base text, head
+    text)`` -> the head text without the change's test part (the reference's version), or None when the file
+    holds no test the change edits; such a file is one of ``mixed_files``.
 
     Raises ``GitError`` if either commit is missing.
     """
     full = gitrepo.diff(repo_path, base, head)
     patch = PatchSet(full.splitlines(keepends=True))
     test_files, source_files, docs_ci, created, deleted, binary_tests = [], [], [], [], [], []
+    mixed, gold_only = {}, {}
     added = removed = 0
     for pf in patch:
         path = pf.path
@@ -58,17 +63,28 @@ def split_change(repo_path, base: str, head: str, is_test_file: Callable[[str], 
                 deleted.append(path)
             if pf.is_binary_file:
                 binary_tests.append(path)
-        else:
-            (docs_ci if is_docs_or_ci_path(path) else source_files).append(path)
-            added += pf.added
-            removed += pf.removed
-    gold_paths = source_files + docs_ci
+            continue
+        if split_source is not None and not (pf.is_added_file or pf.is_removed_file or pf.is_binary_file):
+            before = gitrepo.show_file(repo_path, base, path) or ""
+            after = gitrepo.show_file(repo_path, head, path) or ""
+            code = split_source(path, before, after)
+            if code is not None:
+                mixed[path] = (code, after)
+                if code == before:
+                    continue  # only its tests changed
+                gold_only[path] = (before, code)
+        (docs_ci if is_docs_or_ci_path(path) else source_files).append(path)
+        added += pf.added
+        removed += pf.removed
+    gold_paths = [p for p in source_files + docs_ci if p not in mixed]
     return ChangeSplit(
-        test_patch=gitrepo.diff(repo_path, base, head, test_files),
-        gold_patch=gitrepo.diff(repo_path, base, head, gold_paths),
+        test_patch=gitrepo.diff(repo_path, base, head, test_files) + "".join(
+            gitrepo.diff_texts(p, code, after) for p, (code, after) in mixed.items()),
+        gold_patch=gitrepo.diff(repo_path, base, head, gold_paths) + "".join(
+            gitrepo.diff_texts(p, before, code) for p, (before, code) in gold_only.items()),
         test_files=tuple(test_files), source_files=tuple(source_files), docs_ci_files=tuple(docs_ci),
         test_files_created=tuple(created), test_files_deleted=tuple(deleted), binary_test_files=tuple(binary_tests),
-        gold_lines_added=added, gold_lines_removed=removed,
+        gold_lines_added=added, gold_lines_removed=removed, mixed_files=tuple(mixed),
     )
 
 

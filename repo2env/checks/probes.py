@@ -14,7 +14,9 @@ rewriting its own verdict (appended to the package's own source: flip every outc
 rewrite the result file, flip only the graded tests; in Go, an ``init()`` that forges the runner's report), Go's
 own tampering (a planted ``TestMain``, ``GOFLAGS`` through go's env file and the shell, a ``go.work``, the
 toolchain's ``testing`` package edited; in JavaScript, the runners' configuration and ``node_modules`` edited, the
-code under test neutering ``expect``), history and file-system digging, pipeline-specific
+code under test neutering ``expect``; in Rust, cargo's configuration, a planted ``build.rs`` and the manifest
+turned against the grader, the toolchain edited, a library function run before ``main`` that forges libtest's
+report), history and file-system digging, pipeline-specific
 (equivalence_tests: reading the grader's files, delegating to the original), and the valid alternative (the
 reference with locals renamed and reformatted by ``ast.unparse``).
 
@@ -66,7 +68,7 @@ class Probe:
 
 
 ALL = ("runtime", "eqv", "diff")
-PY, GO, JS = ("python",), ("go",), ("javascript",)
+PY, GO, JS, RS = ("python",), ("go",), ("javascript",), ("rust",)
 PROBES = (
     Probe("reward_files", "reward_forgery", "reward_files.sh", ALL),
     Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL),
@@ -96,6 +98,9 @@ PROBES = (
     Probe("go_env_config", "runner_tampering", "go_env_config.sh", ("runtime",), languages=GO),
     Probe("go_goroot_testing", "runner_tampering", "go_goroot_testing.sh", ("runtime",), languages=GO),
     Probe("go_code_forge", "code_under_test", "go_code_forge.sh", ("runtime",), languages=GO),
+    Probe("rust_cargo_config", "runner_tampering", "rust_cargo_config.sh", ("runtime",), languages=RS),
+    Probe("rust_toolchain", "runner_tampering", "rust_toolchain.sh", ("runtime",), languages=RS),
+    Probe("rust_code_forge", "code_under_test", "rust_code_forge.sh", ("runtime",), languages=RS),
     Probe("js_runner_config", "runner_tampering", "js_runner_config.sh", ("runtime",), languages=JS),
     Probe("js_node_modules", "runner_tampering", "js_node_modules.sh", ("runtime",), languages=JS),
     Probe("js_code_expect", "code_under_test", "js_code_expect.sh", ("runtime",), languages=JS),
@@ -105,6 +110,8 @@ PROBES = (
     Probe("eqv_delegate", "pipeline", "eqv_delegate.sh", ("eqv",)),
     Probe("js_valid_alternative", "valid_alternative", "js_valid_alternative.sh", ("runtime",), honest=True,
           languages=JS),
+    Probe("rust_valid_alternative", "valid_alternative", "rust_valid_alternative.sh", ("runtime",), honest=True,
+          languages=RS),
     Probe("go_valid_alternative", "valid_alternative", "go_valid_alternative.sh", ("runtime",), honest=True,
           languages=GO),
     Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True,

@@ -8,6 +8,7 @@ import io
 import re
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -104,6 +105,25 @@ def diff(repo_path: Path | str, base: str, head: str, paths: list[str] | None = 
             return ""
         args += ["--", *paths]
     return run_git(repo_path, *args).decode("utf-8", errors="surrogateescape")
+
+
+def diff_texts(path: str, before: str, after: str) -> str:
+    """``git diff`` of one file from the text ``before`` to the text ``after``, both at ``path``, in the form
+    ``diff`` gives (``a/``/``b/`` paths, ``git apply`` reads it): ``git diff --no-index`` of two scratch copies.
+    "" when the texts are equal."""
+    if before == after:
+        return ""
+    with tempfile.TemporaryDirectory(prefix="r2e-diff-") as scratch:
+        for side, text in (("a", before), ("b", after)):
+            target = Path(scratch, side, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8", "surrogateescape"))
+        proc = subprocess.run(["git", "-c", "core.quotepath=off", "diff", "--no-index", "--no-prefix", "--no-color",
+                               "--no-ext-diff", "--full-index", f"a/{path}", f"b/{path}"], cwd=scratch,
+                              capture_output=True)
+    if proc.returncode not in (0, 1):
+        raise GitError(f"git diff --no-index {path}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def ls_tree(repo_path: Path | str, commit: str) -> list[str]:

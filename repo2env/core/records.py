@@ -88,6 +88,10 @@ class ChangeSplit(Record):
     binary_test_files: tuple[str, ...]
     gold_lines_added: int
     gold_lines_removed: int
+    # source files that hold unit tests the change edits (a Rust file's ``#[cfg(test)]`` module): their test part
+    # is in ``test_patch``, their code part (if any) in ``gold_patch`` and ``source_files``; the grader splices the
+    # head commit's tests into the agent's version of the file (``Language.split_source``)
+    mixed_files: tuple[str, ...] = ()
 
 
 class RecipePart(Record):

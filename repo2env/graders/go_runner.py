@@ -210,12 +210,7 @@ def run_go(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log
         shutil.copytree(source, gocache, symlinks=True)
     else:
         os.mkdir(gocache)
-    if runner_uid is not None and os.geteuid() == 0:
-        for folder, dirs, names in os.walk(scratch):
-            for name in [folder] + [os.path.join(folder, n) for n in dirs + names]:
-                os.lchown(name, runner_uid, runner_uid)
-    else:
-        runner_uid = None
+    runner_uid = core.give_to_runner(scratch, runner_uid)
     go = os.path.join(toolchain.get("goroot", DEFAULT_TOOLCHAIN["goroot"]), "bin", "go")
     env = go_env(toolchain, home, gocache)
     module = go_module(workspace)
@@ -238,9 +233,7 @@ def run_go(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log
                 events.append(_event("fail", import_path))
             elif os.path.isfile(binary):
                 built.append((folder, import_path, binary))
-        for path in _test_sources(workspace):  # from here on the code under test cannot read a test
-            hidden[path] = os.stat(path).st_mode & 0o7777
-            os.chmod(path, 0o600)
+        hidden = core.hide(_test_sources(workspace))  # from here on the code under test cannot read a test
         for folder, import_path, binary in built:
             left = deadline - time.time()
             if left <= 1:
@@ -260,11 +253,7 @@ def run_go(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log
     except subprocess.TimeoutExpired:
         code = 124
     finally:
-        for path, mode in hidden.items():
-            try:
-                os.chmod(path, mode)
-            except OSError:
-                pass
+        core.unhide(hidden)
         shutil.rmtree(scratch, ignore_errors=True)
     text = "".join(log)
     if full_log:
@@ -356,16 +345,7 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
     from a graded test. A file whose package does not import ``testing`` under that name gets none."""
     planted = []
     files = [f for f in files if f.endswith("_test.go")]
-    if not files or count <= 0:
-        return planted
-    for i in range(count):
-        rel = files[i % len(files)]
-        path = os.path.join(workspace, rel)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            continue
+    for _, rel, path, text in core.sentinel_texts(workspace, files, count):
         if not re.search(r'^\s*(import\s+)?"testing"\s*$', text, re.MULTILINE):
             continue
         folder = os.path.dirname(rel) or "."

@@ -114,14 +114,7 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
     and the test's with a space, as its ``fullTitle`` does)."""
     planted_ids = []
     files = [f for f in files if f.endswith(JS_EXTENSIONS)]
-    for i in range(count if files else 0):
-        rel = files[i % len(files)]
-        path = os.path.join(workspace, rel)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            continue
+    for i, rel, path, text in core.sentinel_texts(workspace, files, count):
         titles = [m.group(2) for m in _TITLE.finditer(text)]
         declare = "it" if re.search(r"(^|[^\w.])it\s*\(", text) else "test"
         if not re.search(r"(^|[^\w.])%s\s*\(" % declare, text):

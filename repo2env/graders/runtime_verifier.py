@@ -352,11 +352,12 @@ def _real_parents(workspace, rel):
             os.mkdir(current)
 
 
-def prepare_workspace(inputs, planted=None):
+def prepare_workspace(inputs, planted=None, splice=None):
     """Reset the test files and test configuration to the bytes they must have for grading (module docstring,
     step 3). Does nothing when ``config["prepared"]`` (a schema 1.3 verifier image). ``planted``: the rule for
-    files to remove first (``planted_files``' signature; default ``planted_files``, pytest's). Raises
-    ``OSError``."""
+    files to remove first (``planted_files``' signature; default ``planted_files``, pytest's). ``splice``:
+    ``(current bytes or None, overlay bytes) -> bytes``, for the files of ``overlay["splice"]`` (source files
+    whose tests are graded: only their tests are reset). Raises ``OSError``."""
     config = inputs["config"]
     if config.get("prepared"):
         return
@@ -368,13 +369,66 @@ def prepare_workspace(inputs, planted=None):
     for rel in overlay.get("delete", []):
         _real_parents(ws, rel)
         _remove(os.path.join(ws, rel))
+    spliced = set(overlay.get("splice", [])) if splice is not None else set()
     for rel, data in inputs["overlay"].items():
         _real_parents(ws, rel)
         path = os.path.join(ws, rel)
+        if rel in spliced:
+            current = None
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as fh:
+                    current = fh.read()
+            data = splice(current, data)
         _remove(path)
         with open(path, "wb") as fh:
             fh.write(data)
         os.chmod(path, int(modes.get(rel, "644"), 8))
+
+
+# --- what the toolchain runners share (go_runner, rust_runner, js_runner) ---------------------------------------
+
+def give_to_runner(scratch, runner_uid):
+    """Make everything under ``scratch`` the runner user's (its private home and caches). Returns the uid the
+    runs use: ``runner_uid``, or None when there is none or the grader is not root (the runs then run as it)."""
+    if runner_uid is None or os.geteuid() != 0:
+        return None
+    for folder, dirs, names in os.walk(scratch):
+        for name in [folder] + [os.path.join(folder, n) for n in dirs + names]:
+            os.lchown(name, runner_uid, runner_uid)
+    return runner_uid
+
+
+def hide(paths):
+    """Make each file of ``paths`` readable by root alone (a test's source while the code under test runs).
+    Returns ``{path: former mode}`` for ``unhide``."""
+    modes = {}
+    for path in paths:
+        modes[path] = os.stat(path).st_mode & 0o7777
+        os.chmod(path, 0o600)
+    return modes
+
+
+def unhide(modes):
+    """Give back the modes ``hide`` took (a file that went away is left out)."""
+    for path, mode in modes.items():
+        try:
+            os.chmod(path, mode)
+        except OSError:
+            pass
+
+
+def sentinel_texts(workspace, files, count):
+    """``(turn, rel, path, text)`` for ``count`` sentinels planted in ``files`` in turn (the first ones first: the
+    FAIL_TO_PASS files); a file that cannot be read is passed over."""
+    for i in range(count if files else 0):
+        rel = files[i % len(files)]
+        path = os.path.join(workspace, rel)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        yield i, rel, path, text
 
 
 # --- sentinels ------------------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
-"""Test running and grading for the toolchain languages (Go, JavaScript/TypeScript). Standard library only,
+"""Test running and grading for the toolchain languages (Go, JavaScript/TypeScript, Rust). Standard library only,
 Python 3.6+.
 
 Like ``runtime_verifier`` (pytest's grader), this one module serves the generator (``run``, in task containers,
 for the FAIL_TO_PASS / PASS_TO_PASS runs) and every bundle of such a language, where it ships as
 ``tests/verifier.py`` beside ``tests/runtime_verifier.py`` (whose input reading, workspace reset, locking and
 scoring it uses, so the graders share one implementation of each), ``tests/env_guard.py`` and the language's
-runner (``config["runner"]``: ``go`` -> ``tests/go_runner.py``; ``jest``/``vitest``/``mocha`` ->
-``tests/js_runner.py``), which knows the runner's node ids, runs, results and sentinels.
+runner (``config["runner"]``: ``go`` -> ``tests/go_runner.py``; ``cargo`` -> ``tests/rust_runner.py``;
+``jest``/``vitest``/``mocha`` -> ``tests/js_runner.py``), which knows the runner's node ids, runs, results and
+sentinels.
 
 What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstring), with the runner's own rules:
 
@@ -15,8 +16,9 @@ What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstri
 2. the environment is compared with ``python_env.json``: the grader's Python and, recorded whole, the toolchain,
    the dependencies and the caches the image was built with; any change grades 0;
 3. the workspace is reset without git: every test file and runner configuration file is written from the
-   overlay; a test file or runner configuration that is not in the base commit's tree nor the overlay is removed
-   (the runner's ``planted``);
+   overlay (a source file that holds graded unit tests, ``overlay["splice"]``, gets only its tests from it: the
+   runner's ``splice``); a test file or runner configuration that is not in the base commit's tree nor the
+   overlay is removed (the runner's ``planted``);
 4. sentinel tests (the runner's ``plant_sentinels``) are added to the graded test files: tests that must fail,
    named from the file's own test names and asserting the way the file does, chosen by
    ``config["sentinel_seed"]``;
@@ -42,7 +44,8 @@ except ImportError:  # in a bundle: env_guard.py, runtime_verifier.py and the ru
     import env_guard
     import runtime_verifier as core
 
-RUNNER_MODULES = {"go": "go_runner", "jest": "js_runner", "vitest": "js_runner", "mocha": "js_runner"}
+RUNNER_MODULES = {"go": "go_runner", "cargo": "rust_runner", "jest": "js_runner", "vitest": "js_runner",
+                  "mocha": "js_runner"}
 
 
 def runner_module(config):
@@ -67,7 +70,7 @@ def cmd_run(args):
     config = inputs["config"]
     runner = runner_module(config)
     try:
-        core.prepare_workspace(inputs, runner.planted)
+        core.prepare_workspace(inputs, runner.planted, getattr(runner, "splice", None))
     except OSError as exc:
         sys.stdout.write(json.dumps({"error": str(exc)}))
         return 3
@@ -103,7 +106,7 @@ def cmd_grade(args):
             if changed:
                 raise RuntimeError(changed)
         ws = config["workspace"]
-        core.prepare_workspace(inputs, runner.planted)
+        core.prepare_workspace(inputs, runner.planted, getattr(runner, "splice", None))
         files = core.grade_files(f2p + p2p)
         rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
         first = core.grade_files(f2p)

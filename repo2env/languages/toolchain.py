@@ -1,4 +1,4 @@
-"""What the toolchain languages (Go, JavaScript/TypeScript) share: their grader (``graders/toolchain_verifier.py``
+"""What the toolchain languages (Go, JavaScript/TypeScript, Rust) share: their grader (``graders/toolchain_verifier.py``
 with the language's runner module), its ``run`` command and results, the environment manifest of their image, and
 reading the host toolchain's version (what ``scripts/setup_docker.sh`` builds their image from)."""
 
@@ -22,6 +22,25 @@ def host_version(argv: tuple[str, ...], pattern: str, default: str) -> str:
         return default
     found = re.match(pattern, out.strip())
     return found.group(1) if found else default
+
+
+def move_unbuilt(selection, before: list, unchanged):
+    """``selection`` with the FAIL_TO_PASS tests that failed only because their file or target did not build with
+    the new tests (the node id's file a collection error in every run ``before`` the fix) and that the test patch
+    left as they were (``unchanged(path, name)``: the same function at the base commit) moved to PASS_TO_PASS:
+    they pass at the base commit, and the fix must keep them passing. SWE-bench counts every test of a module that
+    cannot be imported as failing; this keeps that rule from making old tests FAIL_TO_PASS (Go, Rust)."""
+    broken = set.intersection(*(set(r.collection_errors) for r in before)) if before else set()
+    moved = []
+    for test_id in selection.fail_to_pass:
+        path, _, name = test_id.partition("::")
+        if path in broken and unchanged(path, name):
+            moved.append(test_id)
+    if not moved:
+        return selection
+    return selection.model_copy(update={
+        "fail_to_pass": tuple(t for t in selection.fail_to_pass if t not in moved),
+        "pass_to_pass": tuple(sorted(set(selection.pass_to_pass) | set(moved)))})
 
 
 class ToolchainLanguage:

@@ -26,7 +26,7 @@ def split_at(repo: RepoRef, base: str, head: str) -> ChangeSplit:
     """``base..head`` split into test and gold patches by the rule of the language detected at ``base``
     (``repo2env.languages``). Raises ``GitError`` for a missing commit."""
     language, _ = languages.for_commit(repo.path, base)
-    return split_change(repo.path, base, head, language.is_test_file)
+    return split_change(repo.path, base, head, language.is_test_file, getattr(language, "split_source", None))
 
 
 def title_of(instruction: str) -> str:

@@ -83,7 +83,7 @@ def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
         return []
     kept = [p for p in spec.split.test_files if p not in spec.split.test_files_deleted]
     return [p for p in kept if language.is_runnable_test_file(
-        p, gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "")]
+        p, gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "")] + list(spec.split.mixed_files)
 
 
 def grading_overlay(spec: RuntimeSpec, language,
@@ -92,14 +92,17 @@ def grading_overlay(spec: RuntimeSpec, language,
     every test file of the test patch and every test-configuration file the gold patch changes, as of the head
     commit, and every other test-configuration file as of the base commit. The same state as the base commit with
     the test patch and the gold patch's configuration changes applied, without git. A language with
-    ``restores_base_tests`` (Go, JavaScript: a test file the test patch leaves alone still compiles into the
+    ``restores_base_tests`` (Go, JavaScript, Rust: a test file the test patch leaves alone still compiles into the
     graded test binary, or is a helper or golden file the graded tests read) has every other test file of the
-    base tree written too, as of the base commit. ``tree``: the base commit's entries
-    (``gitrepo.ls_tree_entries``)."""
+    base tree written too, as of the base commit. A file of ``split.mixed_files`` (a source file holding unit tests
+    the change edits) is written as of the head commit too, and listed in the config's ``overlay["splice"]``: the
+    grader splices its tests into the agent's version (the runner's ``splice``). ``tree``: the base commit's
+    entries (``gitrepo.ls_tree_entries``)."""
     repo, base, head = spec.repo.path, spec.base_commit, spec.head_commit
     config_names = language.test_config_names
-    at_head = list(spec.split.test_files) + [p for p in spec.split.source_files + spec.split.docs_ci_files
-                                             if PurePosixPath(p).name in config_names]
+    at_head = list(spec.split.test_files) + list(spec.split.mixed_files) + [
+        p for p in spec.split.source_files + spec.split.docs_ci_files
+        if PurePosixPath(p).name in config_names and p not in spec.split.mixed_files]
     write, delete = {}, []
     head_tree = gitrepo.ls_tree_entries(repo, head)
     for rel in at_head:
@@ -125,7 +128,8 @@ def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, time
     seed = int(hashlib.sha256(f"{spec.base_commit}\0{spec.split.test_patch}".encode("utf-8", "surrogateescape"))
                .hexdigest()[:12], 16)
     return {"workspace": "/workspace", "base_commit": spec.base_commit,
-            "overlay": {"write": {rel: mode for rel, (_, mode) in sorted(write.items())}, "delete": delete},
+            "overlay": dict({"write": {rel: mode for rel, (_, mode) in sorted(write.items())}, "delete": delete},
+                            **({"splice": sorted(spec.split.mixed_files)} if spec.split.mixed_files else {})),
             "run_targets": targets, "timeout_sec": timeout, "sentinel_seed": seed}
 
 
@@ -151,7 +155,9 @@ def _write_config(stage: BundleStage, config: dict) -> None:
 def split_layout(spec: RuntimeSpec, language, image: TaskImage, selection, targets: list[str]) -> SplitLayout:
     """The schema 1.3 split of a runtime task: the learner's copy lacks every test file of the test patch; the
     verifier's copy holds them and the test-configuration files as of the head commit, and lacks the files the
-    reference deletes; the artifacts are the reference's other files."""
+    reference deletes; the artifacts are the reference's other files. A file of ``split.mixed_files`` cannot be
+    carried (the verifier's copy would need the agent's code and the hidden tests in one file): it is an artifact
+    like any source file, so such a task's schema 1.3 controls fail and it is not kept in that format."""
     config_names = language.test_config_names
     gold = [p for p in spec.split.source_files + spec.split.docs_ci_files if PurePosixPath(p).name not in config_names]
     at_head = {p: gitrepo.file_bytes(spec.repo.path, spec.head_commit, p) for p in gold}
@@ -194,7 +200,8 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tupl
     # a user could rely on, and would make the instruction (and the bundle hash) differ between builds
     failures = {k: v for k, v in failures.items() if all(r.failure_details.get(k, v) == v for r in before)}
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
-    wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files)
+    wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files) | set(
+        spec.split.mixed_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
                if p.endswith(suffixes) and p not in spec.split.test_files_deleted}
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),

@@ -43,7 +43,7 @@ def toy_language(tmp_path, monkeypatch):
 
 
 def test_a_registered_language_is_found_and_its_rules_decide(toy_language, new_repo):
-    assert languages.available() == ["go", "javascript", "python", "toy"]
+    assert languages.available() == ["go", "java", "javascript", "python", "rust", "toy"]
     repo = new_repo()
     base = commit_files(repo, "start", {"toy.build": "all\n", "src/main.toy": "1\n", "helper.py": "x = 1\n"})
     head = commit_files(repo, "fix", {"src/main.toy": "2\n", "src/main.check": "expect 2\n",

@@ -2,19 +2,15 @@
 tasks and FAIL_TO_PASS / PASS_TO_PASS, oracle 1.0 and nop 0.0, every probe that applies to Go resisted, the
 instruction states the failing behaviour without naming a test, and the real Harbor runs a Go bundle."""
 
-import json
-import shutil
-
 import pytest
 
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.probes import PROBES, applicable
 from repo2env.environment.images import image_exists
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import _run as harbor_run
 from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.go_repo import EXPECTED_SKIPS, EXPECTED_TASKS, build_go_repo
+from tests.helpers.toolchain_checks import check_controls_and_probes, check_harbor, check_tasks
 
 pytestmark = pytest.mark.docker
 
@@ -34,27 +30,15 @@ def go_run(docker_client, tmp_path_factory):
 
 def test_exactly_the_right_tasks_and_reasons(go_run):
     out, summary = go_run
-    assert sorted(p.name for p in out.iterdir()) == [f"local__gocalc-{n}" for n in sorted(EXPECTED_TASKS)]
-    assert dict(summary.skipped) == {reason: 1 for reason in EXPECTED_SKIPS.values()} and not summary.errors
-    for number, expected in EXPECTED_TASKS.items():
-        bundle = out / f"local__gocalc-{number}"
-        assert json.loads((bundle / "tests" / "f2p.json").read_text()) == expected["fail_to_pass"]
-        assert json.loads((bundle / "tests" / "p2p.json").read_text()) == expected["pass_to_pass"]
+    check_tasks(out, summary, "gocalc", EXPECTED_TASKS, EXPECTED_SKIPS)
 
 
 def test_controls_and_every_go_probe(go_run):
     out, _ = go_run
-    go_probes = {p.name for p in PROBES if "go" in p.languages}
+    check_controls_and_probes(out, "go")
     for bundle in out.iterdir():
-        config = read_task_toml(bundle)
-        evaluation = config["metadata"]["repo2env"]["evaluation"]
-        assert evaluation["status"] == "verified"
-        assert (evaluation["oracle_reward"], evaluation["nop_reward"]) == (1.0, 0.0)
-        ran = {p["name"]: p for p in evaluation["probes"]}
-        assert set(ran) == {p.name for p in applicable(config, bundle)} and go_probes <= set(ran)
-        assert "conftest_force_pass" not in ran  # pytest's probes do not apply
-        assert all(p["ok"] for p in ran.values()), ran
-        assert config["metadata"]["repo2env"]["reproducibility"]["bootstrap_image"].startswith("local/r2e-bootstrap/")
+        assert read_task_toml(bundle)["metadata"]["repo2env"]["reproducibility"]["bootstrap_image"].startswith(
+            "local/r2e-bootstrap/")
 
 
 def test_instruction_states_the_failure_and_names_no_test(go_run):
@@ -68,6 +52,4 @@ def test_instruction_states_the_failure_and_names_no_test(go_run):
 
 def test_harbor_runs_a_go_bundle(go_run, harbor, tmp_path):  # noqa: F811
     out, _ = go_run
-    task = shutil.copytree(out / "local__gocalc-1", tmp_path / "local__gocalc-1")
-    assert harbor_run(harbor, task, "oracle", tmp_path / "jobs-oracle") == 1.0
-    assert harbor_run(harbor, task, "nop", tmp_path / "jobs-nop") == 0.0
+    check_harbor(harbor, out / "local__gocalc-1", tmp_path)

@@ -4,18 +4,15 @@ applies to JavaScript resisted (the honest agent who ran the suite scores 1.0), 
 behaviour without naming a test, and the real Harbor runs a JavaScript bundle."""
 
 import json
-import shutil
 
 import pytest
 
-from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.probes import PROBES, applicable
 from repo2env.environment.images import image_exists
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import _run as harbor_run
 from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.js_repo import EXPECTED_SKIPS, EXPECTED_TASKS, build_js_repo
+from tests.helpers.toolchain_checks import check_controls_and_probes, check_harbor, check_tasks
 
 pytestmark = pytest.mark.docker
 
@@ -36,27 +33,15 @@ def js_run(docker_client, tmp_path_factory):
 
 def test_exactly_the_right_tasks_and_reasons(js_run):
     out, summary = js_run
-    assert sorted(p.name for p in out.iterdir()) == [f"local__jscalc-{n}" for n in sorted(EXPECTED_TASKS)]
-    assert dict(summary.skipped) == {reason: 1 for reason in EXPECTED_SKIPS.values()} and not summary.errors
-    for number, expected in EXPECTED_TASKS.items():
-        bundle = out / f"local__jscalc-{number}"
-        assert json.loads((bundle / "tests" / "f2p.json").read_text()) == expected["fail_to_pass"]
-        assert json.loads((bundle / "tests" / "p2p.json").read_text()) == expected["pass_to_pass"]
-        assert json.loads((bundle / "tests" / "config.json").read_text())["runner"] == "vitest"
+    check_tasks(out, summary, "jscalc", EXPECTED_TASKS, EXPECTED_SKIPS)
+    for number in EXPECTED_TASKS:
+        assert json.loads((out / f"local__jscalc-{number}" / "tests" / "config.json").read_text())["runner"] == "vitest"
 
 
 def test_controls_and_every_javascript_probe(js_run):
     out, _ = js_run
-    js_probes = {p.name for p in PROBES if "javascript" in p.languages}
-    for bundle in out.iterdir():
-        config = read_task_toml(bundle)
-        evaluation = config["metadata"]["repo2env"]["evaluation"]
-        assert evaluation["status"] == "verified"
-        assert (evaluation["oracle_reward"], evaluation["nop_reward"]) == (1.0, 0.0)
-        ran = {p["name"]: p for p in evaluation["probes"]}
-        assert set(ran) == {p.name for p in applicable(config, bundle)} and js_probes <= set(ran)
-        assert ran["js_valid_alternative"]["reward"] == 1.0
-        assert all(p["ok"] for p in ran.values()), ran
+    probes = check_controls_and_probes(out, "javascript")
+    assert all(ran["js_valid_alternative"]["reward"] == 1.0 for ran in probes.values())
 
 
 def test_instruction_states_the_failure_and_names_no_test(js_run):
@@ -70,6 +55,4 @@ def test_instruction_states_the_failure_and_names_no_test(js_run):
 
 def test_harbor_runs_a_javascript_bundle(js_run, harbor, tmp_path):  # noqa: F811
     out, _ = js_run
-    task = shutil.copytree(out / "local__jscalc-1", tmp_path / "local__jscalc-1")
-    assert harbor_run(harbor, task, "oracle", tmp_path / "jobs-oracle") == 1.0
-    assert harbor_run(harbor, task, "nop", tmp_path / "jobs-nop") == 0.0
+    check_harbor(harbor, out / "local__jscalc-1", tmp_path)

@@ -2,7 +2,8 @@
 assertion rewriting: Go's ``testing`` (``t.Errorf("F(x) = %v, want %v", ...)``, the ``got … want`` idiom of the Go
 code review comments, ``cmp.Diff``'s ``(-want +got)``, a panic) and its build errors (``undefined: Name``);
 JavaScript's Vitest (chai's ``expected 15 to be 10``), Jest (``Expected: 10`` / ``Received: 15``) and thrown
-errors, told of the call the failing test line hands to ``expect(...)``.
+errors, told of the call the failing test line hands to ``expect(...)``; Rust's libtest (a panic at a test
+line, ``assert_eq!``'s ``left``/``right``) and rustc's errors (``cannot find function `parse_size```).
 
 ``observed_from_output(evidence)`` gives up to ``MAX_SENTENCES`` sentences, as ``observed_behaviour`` does for
 pytest:
@@ -53,6 +54,20 @@ _GOT_WANT = re.compile(r"(?:expect(?:ed)?|want(?:ed)?):?\s+(?P<want>.+?),?\s+(?:
                        r"(?P<got>.+)$", re.IGNORECASE)
 _NO_FIELD = re.compile(r"unknown field (?P<name>\w+) in struct literal of type (?P<type>[\w.*]+)")
 _GOT_ERROR = re.compile(r"(?:got|returned|unexpected)(?: an?)? err(?:or)?:?\s+(?P<err>.+)$", re.IGNORECASE)
+# Rust: libtest's panic report and rustc's errors for a name the crate lacks
+_RS_PANIC = re.compile(r"panicked at (?P<path>[\w./-]+\.rs):(?P<line>\d+):\d+:\s*$")
+_RS_LEFT = re.compile(r"^left:\s*(?P<v>.+)$")
+_RS_RIGHT = re.compile(r"^right:\s*(?P<v>.+)$")
+_RS_ASSERT = re.compile(r"\b(?:assert_eq|assert_ne|debug_assert_eq)!\s*\(")
+_RS_MISSING = (
+    (re.compile(r"cannot find (?:function|value|struct|type|macro|trait) `(?P<name>\w+)` in (?:this scope|module "
+                r"`(?P<module>[\w:]+)`|crate `(?P<crate>\w+)`)"), None),
+    (re.compile(r"unresolved import `(?P<path>[\w:]+)::(?P<name>\w+)`"), None),
+    (re.compile(r"no (?:function or associated item|method) named `(?P<name>\w+)` found for (?:struct|enum|type|"
+                r"reference `&?)?\s*`?(?P<type>[\w:<>]+)`?"), "type"),
+    (re.compile(r"(?:struct|variant) `(?P<type>[\w:]+)` has no field named `(?P<name>\w+)`"), "field"),
+    (re.compile(r"no field `(?P<name>\w+)` on type `&?(?P<type>[\w:<>]+)`"), "field"),
+)
 _NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
 
 
@@ -191,7 +206,75 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
     return f"Calling {call} throws {error}; it should not throw." if error else None
 
 
+def _macro_args(line: str) -> list[str] | None:
+    """The arguments of the first ``assert_eq!(...)``-like macro call on a Rust test line."""
+    found = _RS_ASSERT.search(line)
+    if not found:
+        return None
+    depth, start = 0, found.end() - 1
+    for j in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[j], 0)
+        if depth == 0:
+            return [a.strip() for a in _split_args(line[start + 1:j])]
+    return None
+
+
+def _rust_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool) -> str | None:
+    """A Rust failure: the test line libtest says panicked, its ``assert_eq!(call, expected)`` told with
+    ``left`` (what the call returned) and ``right``; a panic inside the code under test, told with its message."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    at = next(((n, m) for n, m in ((n, _RS_PANIC.search(ln)) for n, ln in enumerate(lines)) if m), None)
+    if at is None:
+        return None
+    n, found = at
+    message = lines[n + 1] if n + 1 < len(lines) else ""
+    path, number = found.group("path"), int(found.group("line"))
+    if path not in evidence.test_sources:  # the code under test panicked
+        said = writer.span(message)
+        return f"The code panics with {said}; it should not panic." if said else None
+    source = evidence.test_sources[path].splitlines()
+    args = _macro_args(source[number - 1]) if 0 < number <= len(source) else None
+    if not args or len(args) < 2:
+        return None
+    call = re.fullmatch(_CALL, args[0])
+    if call is None:
+        return None
+    spoken = writer.call(args[0], call.group("args"))
+    left = next((m.group("v") for m in map(_RS_LEFT.match, lines) if m), None)
+    right = next((m.group("v") for m in map(_RS_RIGHT.match, lines) if m), None)
+    if spoken is None or left is None:
+        return None
+    got, want = writer.span(left), writer.span(right or "")
+    if got is None:
+        return None
+    if want is not None and disclose and message.startswith("assertion `left == right`"):
+        return f"Calling {spoken} returns {got}; it should return {want}."
+    return f"Calling {spoken} returns {got}, which is not the correct result."
+
+
+def _rust_build_sentence(message: str, writer: _Writer) -> str | None:
+    for shape, kind in _RS_MISSING:
+        found = shape.search(message)
+        if not found or writer.names_tests(found.group("name")):
+            continue
+        name = found.group("name")
+        if kind is not None:
+            owner = found.group("type").rsplit("::", 1)[-1].split("<", 1)[0]
+            if writer.names_tests(owner):
+                continue
+            what = "field" if kind == "field" else "function or method"
+            return f"The type `{owner}` has no {what} `{name}`; it should provide it."
+        module = (found.groupdict().get("path") or found.groupdict().get("module") or "").replace("crate::", "")
+        where = f"The module `{module}`" if module and module != "crate" else "The crate"
+        return f"{where} has no `{name}`; it should provide it."
+    return None
+
+
 def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evidence | None = None) -> str | None:
+    if evidence is not None and any(p.endswith(".rs") for p in evidence.test_sources):
+        said = _rust_sentence(text, evidence, writer, disclose)
+        if said:
+            return said
     if evidence is not None and any(p.endswith((".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".mts", ".cts"))
                                     for p in evidence.test_sources):
         said = _js_sentence(text, evidence, writer, disclose)
@@ -244,6 +327,8 @@ def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evid
 
 
 def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
+    if path.endswith(".rs"):
+        return _rust_build_sentence(message, writer)
     package = path.rsplit("/", 2)[-2] if "/" in path else None
     found = _NO_MEMBER.search(message)
     if found and not writer.names_tests(found.group("name")):

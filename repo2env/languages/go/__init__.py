@@ -6,7 +6,7 @@ from repo2env.core import gitrepo
 from repo2env.graders.go_runner import DEFAULT_TOOLCHAIN
 from repo2env.languages import Detection
 from repo2env.languages.go import files, recipe
-from repo2env.languages.toolchain import ToolchainLanguage
+from repo2env.languages.toolchain import ToolchainLanguage, move_unbuilt
 
 
 class GoLanguage(ToolchainLanguage):
@@ -38,19 +38,9 @@ class GoLanguage(ToolchainLanguage):
         the new tests (their file a collection error in every run before the fix) and that the test patch left
         as they were (the same function at the base commit) moved to PASS_TO_PASS: they pass at the base
         commit, and the fix must keep them passing. Subtests follow their test."""
-        broken = set.intersection(*(set(r.collection_errors) for r in before)) if before else set()
-        moved = []
-        for test_id in selection.fail_to_pass:
-            path, _, name = test_id.partition("::")
-            if path in broken and files.same_function(gitrepo.show_file(repo_path, base, path) or "",
-                                                      gitrepo.show_file(repo_path, head, path) or "",
-                                                      name.split("/", 1)[0]):
-                moved.append(test_id)
-        if not moved:
-            return selection
-        return selection.model_copy(update={
-            "fail_to_pass": tuple(t for t in selection.fail_to_pass if t not in moved),
-            "pass_to_pass": tuple(sorted(set(selection.pass_to_pass) | set(moved)))})
+        return move_unbuilt(selection, before, lambda path, name: files.same_function(
+            gitrepo.show_file(repo_path, base, path) or "", gitrepo.show_file(repo_path, head, path) or "",
+            name.split("/", 1)[0]))
 
     def grader_config(self, repo_path: str, commit: str) -> dict:
         """What the grader's ``config.json`` needs: the ``go`` runner."""
