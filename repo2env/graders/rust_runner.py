@@ -34,8 +34,10 @@ DEFAULT_TOOLCHAIN = {"rust": "/usr/local/rust", "cargo_home": "/opt/r2e/cargo", 
 CONFIG_NAMES = ("Cargo.toml", "Cargo.lock", "build.rs", "config.toml", "config", "rust-toolchain",
                 "rust-toolchain.toml")
 # The same in the install and in every run: the warm target folder is reused only under the same profile.
+# ``--cap-lints=warn`` (crater's setting): a base commit's ``#![deny(warnings)]`` meets lints its compiler did
+# not have (``unexpected_cfgs``), which would fail every build with this toolchain; warnings grade nothing.
 BUILD_ENV = {"CARGO_INCREMENTAL": "0", "CARGO_PROFILE_DEV_DEBUG": "0", "CARGO_PROFILE_TEST_DEBUG": "0",
-             "CARGO_TERM_COLOR": "never"}
+             "CARGO_TERM_COLOR": "never", "RUSTFLAGS": "--cap-lints=warn"}
 SKIP_DIRS = (".git", "target")
 # Folders whose ``.rs`` files are a test's input read at run time (a parser's fixtures), never hidden from it
 DATA_DIRS = {"fixtures", "testdata", "test_data", "data", "corpus", "inputs", "snapshots"}
@@ -90,6 +92,18 @@ def clear_ancestors(workspace):
         if parent == folder:
             return removed
         folder = parent
+
+
+def clean_cargo_home(cargo_home):
+    """Remove everything from cargo's home but the crates (``registry``, ``git``): a ``config.toml`` there is read
+    by every cargo command (a ``[target] runner`` would wrap the test binaries), ``credentials``, installed
+    binaries and cargo's lock and cache-tracking files are not the grader's. Returns what was removed."""
+    removed = []
+    for name in sorted(os.listdir(cargo_home)):
+        if name not in ("registry", "git"):
+            core._remove(os.path.join(cargo_home, name))
+            removed.append(name)
+    return removed
 
 
 def cargo_env(toolchain, home, cargo_home, target):
@@ -158,8 +172,9 @@ def _package_dir(workspace, manifest_path):
 
 def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
     """Build and run the test binaries of the workspace for ``targets`` (workspace-relative test files; none:
-    every test binary): ``cargo test --no-run --workspace --no-fail-fast --frozen --message-format=json`` in a
-    private cargo home (the image's registry linked in) and a private copy of the warm target folder, then every
+    every test binary): ``cargo test --no-run --workspace --no-fail-fast --frozen --message-format=json`` with the
+    image's cargo home emptied of all but its crates (``clean_cargo_home``) and a private copy of the warm target
+    folder, then every
     ``.rs`` file of the workspace but those in ``DATA_DIRS`` made readable by root alone (the code under test
     cannot read which tests exist), every process the build left stopped, and
     each selected binary (an integration test whose file is a target or, for a helper under ``tests/``, every
@@ -171,13 +186,21 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
     start = time.time()
     deadline = start + timeout_sec
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
-    home, cargo_home, target, kept = (os.path.join(scratch, n) for n in ("home", "cargo", "target", "bin"))
-    for folder in (home, cargo_home, kept):
+    home, target, kept = (os.path.join(scratch, n) for n in ("home", "target", "bin"))
+    for folder in (home, kept):
         os.mkdir(folder)
-    image_home = toolchain.get("cargo_home", DEFAULT_TOOLCHAIN["cargo_home"])
-    for name in ("registry", "git"):  # read only: the crates the install fetched and unpacked
-        if os.path.isdir(os.path.join(image_home, name)):
-            os.symlink(os.path.join(image_home, name), os.path.join(cargo_home, name))
+    # cargo's home is the image's own (the warm target folder was built under that path, and cargo rebuilds a
+    # dependency whose source path changed), with nothing in it but the crates; the runner user may add its lock
+    # files there (sticky: it cannot replace what is there), never change a crate
+    cargo_home = toolchain.get("cargo_home", DEFAULT_TOOLCHAIN["cargo_home"])
+    home_mode = None
+    if os.path.isdir(cargo_home) and not os.path.islink(cargo_home):
+        clean_cargo_home(cargo_home)
+        home_mode = os.stat(cargo_home).st_mode & 0o7777
+        os.chmod(cargo_home, 0o1777)
+    else:
+        cargo_home = os.path.join(scratch, "cargo")
+        os.mkdir(cargo_home)
     warm = toolchain.get("target", DEFAULT_TOOLCHAIN["target"])
     if os.path.isdir(warm) and not os.path.islink(warm):
         shutil.copytree(warm, target, symlinks=True)
@@ -249,6 +272,9 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
         code = 124
     finally:
         core.unhide(hidden)
+        if home_mode is not None:
+            clean_cargo_home(cargo_home)
+            os.chmod(cargo_home, home_mode)
         shutil.rmtree(scratch, ignore_errors=True)
     text = "".join(log) + "".join(r["events"] for r in results)
     if full_log:

@@ -137,3 +137,10 @@ def test_splice_resets_the_tests_and_keeps_the_agents_code():
     # a file the agent removed gets the graded tests alone
     alone = wanted[wanted.index("    #[cfg(test)]"):].strip()[:-1].strip()
     assert rr.splice(None, wanted.encode()).decode().strip() == alone
+
+
+def test_deny_warnings_of_an_older_commit_does_not_break_the_build(crate):
+    ws, tc = crate
+    (ws / "src" / "lib.rs").write_text("#![deny(warnings)]\n#[cfg(old_compiler_cfg)]\nfn unused() {}\n" + LIB)
+    _, _, outcomes, errors, _, _, _ = rr.run(str(ws), ["tests/api.rs"], 300, tc)
+    assert errors == [] and outcomes["tests/api.rs::double_two"] == "passed"
