@@ -473,16 +473,43 @@ def module_path_at(lines, at):
     return [name for name, _ in stack]
 
 
+_MACRO_OPEN = re.compile(r"^\s*(?:#\[[^\]]*\]\s*)*macro_rules!\s*\w+\s*\{")
+_NAMED_FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s+[A-Za-z_]\w*\s*\(")
+
+
+def _in_macros(lines):
+    """For each line, whether it is inside a ``macro_rules!`` definition (a ``#[test]`` there is a template)."""
+    inside, depth, macro_depths = [], 0, []
+    for line in lines:
+        inside.append(bool(macro_depths))
+        code = _code_only(line)
+        opening = _MACRO_OPEN.match(code)
+        for i, ch in enumerate(code):
+            if ch == "{":
+                depth += 1
+                if opening and i == opening.end() - 1:
+                    macro_depths.append(depth)
+            elif ch == "}":
+                if macro_depths and macro_depths[-1] == depth:
+                    macro_depths.pop()
+                depth -= 1
+    return inside
+
+
 def _insertion_points(lines):
     """Line indexes a test may go in front of: a ``#[test]`` attribute that no other attribute or doc comment
-    comes right before (so the new test takes no attribute of the next one)."""
+    comes right before (so the new test takes no attribute of the next one), followed by a named function (not a
+    macro's ``fn $name()``), outside any ``macro_rules!`` definition."""
     points = []
+    in_macro = _in_macros(lines)
     for n, line in enumerate(lines):
         found = _TEST_ATTR.match(line)
-        if not found:
+        if not found or in_macro[n]:
             continue
         before = next((lines[k].strip() for k in range(n - 1, -1, -1) if lines[k].strip()), "")
-        if not before.startswith(("#[", "///", "//!", "#![")):
+        after = next((lines[k] for k in range(n + 1, len(lines)) if lines[k].strip()
+                      and not lines[k].strip().startswith(("#[", "//"))), "")
+        if not before.startswith(("#[", "///", "//!", "#![")) and _NAMED_FN.match(after):
             points.append((n, found.group("indent")))
     return points
 

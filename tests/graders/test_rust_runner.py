@@ -144,3 +144,18 @@ def test_deny_warnings_of_an_older_commit_does_not_break_the_build(crate):
     (ws / "src" / "lib.rs").write_text("#![deny(warnings)]\n#[cfg(old_compiler_cfg)]\nfn unused() {}\n" + LIB)
     _, _, outcomes, errors, _, _, _ = rr.run(str(ws), ["tests/api.rs"], 300, tc)
     assert errors == [] and outcomes["tests/api.rs::double_two"] == "passed"
+
+
+def test_sentinels_never_go_inside_a_macro_that_writes_tests(crate):
+    ws, tc = crate
+    macro = ("macro_rules! doubles {\n    ($name:ident, $x:expr) => {\n        #[test]\n        fn $name() {\n"
+             "            assert_eq!(crate_under_test::double($x), $x * 2);\n        }\n    };\n}\n\n"
+             "doubles!(doubles_one, 1);\n\n#[test]\nfn plain() {}\n")
+    (ws / "tests" / "api.rs").write_text(macro)
+    planted = rr.plant_sentinels(str(ws), ["tests/api.rs"], 3, random.Random(2))
+    text = (ws / "tests" / "api.rs").read_text()
+    assert text.index("macro_rules!") < text.index("};\n}\n") < min(text.index("fn " + p.rsplit("::", 1)[1])
+                                                                     for p in planted)
+    _, _, outcomes, errors, _, _, _ = rr.run(str(ws), ["tests/api.rs"], 300, tc)
+    assert errors == [] and outcomes["tests/api.rs::doubles_one"] == "passed"
+    assert all(outcomes[p] == "failed" for p in planted)
