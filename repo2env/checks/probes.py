@@ -250,8 +250,9 @@ def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
 def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
                baseline: float = 0.0, only: tuple[str, ...] | None = None, workers: int = 1) -> list[ProbeResult]:
     """Run every applicable probe on ``bundle`` (module docstring), each in its own fresh container, up to
-    ``workers`` side by side (``core.concurrency``); engine errors are reported per probe. Results in
-    ``PROBES`` order."""
+    ``workers`` side by side (``core.concurrency``); engine errors are reported per probe. A probe whose run
+    wrote no reward is run once more (a verifier that hit its time limit on a loaded machine); a second run
+    without a reward is reported as the probe's error, and the task is not kept. Results in ``PROBES`` order."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
@@ -275,11 +276,15 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                 reward, detail = _check_result(probe, sink)
                 return ProbeResult(probe.name, probe.kind, reward, limit, detail=detail,
                                    error=None if reward is not None else detail)
-            if separate:
-                got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act)
-            else:
-                got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
-                                  act=act)
+            for _ in range(2):  # a run that wrote no reward (the verifier's time ran out on a loaded machine, an
+                # engine error) is run once more in a fresh container; a reward, whatever it is, stands
+                if separate:
+                    got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act)
+                else:
+                    got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
+                                      act=act)
+                if got.reward is not None:
+                    break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
 
         return concurrency.run_all([lambda p=probe: one(p) for probe in probes], workers)
