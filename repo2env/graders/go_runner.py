@@ -205,11 +205,7 @@ def run_go(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log
     home, gocache, binaries = (os.path.join(scratch, n) for n in ("home", "gocache", "bin"))
     os.mkdir(home)
     os.mkdir(binaries)
-    source = toolchain.get("gocache", DEFAULT_TOOLCHAIN["gocache"])
-    if os.path.isdir(source) and not os.path.islink(source):
-        shutil.copytree(source, gocache, symlinks=True)
-    else:
-        os.mkdir(gocache)
+    core.copy_warm(toolchain.get("gocache", DEFAULT_TOOLCHAIN["gocache"]), gocache)
     runner_uid = core.give_to_runner(scratch, runner_uid)
     go = os.path.join(toolchain.get("goroot", DEFAULT_TOOLCHAIN["goroot"]), "bin", "go")
     env = go_env(toolchain, home, gocache)

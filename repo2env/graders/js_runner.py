@@ -242,18 +242,7 @@ def clear_ancestors(workspace):
     """Remove what Node.js, TypeScript and Babel would read from the folders above the workspace (a
     ``/node_modules`` is searched when a package is not in the workspace's own; a parent ``tsconfig.json`` or
     ``.babelrc`` changes how files compile): nothing there belongs to the repository. Returns what was removed."""
-    removed = []
-    folder = os.path.dirname(os.path.realpath(workspace))
-    while True:
-        for name in ANCESTOR_NAMES:
-            path = os.path.join(folder, name)
-            if os.path.lexists(path):
-                core._remove(path)
-                removed.append(path)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return removed
-        folder = parent
+    return core.remove_above(workspace, ANCESTOR_NAMES)
 
 
 def _open_config_folders(workspace):

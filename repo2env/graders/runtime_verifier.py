@@ -398,6 +398,32 @@ def give_to_runner(scratch, runner_uid):
     return runner_uid
 
 
+def remove_above(workspace, names):
+    """Remove each of ``names`` from every folder above ``workspace`` up to ``/`` (what a toolchain reads from
+    a workspace's parents: ``/node_modules``, a parent ``.cargo``). Returns the paths removed."""
+    removed = []
+    folder = os.path.dirname(os.path.realpath(workspace))
+    while True:
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.lexists(path):
+                _remove(path)
+                removed.append(path)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return removed
+        folder = parent
+
+
+def copy_warm(source, dest):
+    """``dest`` as a private copy of the image's warm cache ``source`` (symlinks kept as links), or an empty
+    folder when the image has none."""
+    if os.path.isdir(source) and not os.path.islink(source):
+        shutil.copytree(source, dest, symlinks=True)
+    else:
+        os.mkdir(dest)
+
+
 def hide(paths):
     """Make each file of ``paths`` readable by root alone (a test's source while the code under test runs).
     Returns ``{path: former mode}`` for ``unhide``."""

@@ -81,17 +81,7 @@ def planted(workspace, base_files, overlay_paths):
 def clear_ancestors(workspace):
     """Remove ``.cargo`` folders above the workspace (cargo reads ``.cargo/config.toml`` of every folder from the
     current one up to ``/``; none of them belongs to the repository). Returns what was removed."""
-    removed = []
-    folder = os.path.dirname(os.path.realpath(workspace))
-    while True:
-        path = os.path.join(folder, ".cargo")
-        if os.path.lexists(path):
-            core._remove(path)
-            removed.append(path)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return removed
-        folder = parent
+    return core.remove_above(workspace, (".cargo",))
 
 
 def clean_cargo_home(cargo_home):
@@ -201,11 +191,7 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
     else:
         cargo_home = os.path.join(scratch, "cargo")
         os.mkdir(cargo_home)
-    warm = toolchain.get("target", DEFAULT_TOOLCHAIN["target"])
-    if os.path.isdir(warm) and not os.path.islink(warm):
-        shutil.copytree(warm, target, symlinks=True)
-    else:
-        os.mkdir(target)
+    core.copy_warm(toolchain.get("target", DEFAULT_TOOLCHAIN["target"]), target)
     lock = os.path.join(workspace, "Cargo.lock")
     generated = os.path.join(toolchain.get("lock", DEFAULT_TOOLCHAIN["lock"]), "Cargo.lock")
     if not os.path.lexists(lock) and os.path.isfile(generated):
