@@ -95,15 +95,7 @@ def parse_go_events(text, workspace, targets=(), notes=None):
     module = go_module(workspace)
     worst, output, package_state, package_output, started = {}, {}, {}, {}, []
     files_cache = {}
-    for line in text.splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
+    for event in core.json_objects(text):
         action = event.get("Action")
         package = (event.get("Package") or event.get("ImportPath") or "").split(" ", 1)[0]
         folder = package_dir(package, module)

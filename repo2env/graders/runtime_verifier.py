@@ -435,12 +435,26 @@ def hide(paths):
 
 
 def unhide(modes):
-    """Give back the modes ``hide`` took (a file that went away is left out)."""
+    """Give back the modes ``hide`` (or ``_lock``) took (a file that went away is left out)."""
     for path, mode in modes.items():
         try:
             os.chmod(path, mode)
         except OSError:
             pass
+
+
+def json_objects(text):
+    """The JSON objects of a runner's line-per-event output (``go test -json``, cargo's messages, libtest's
+    events), in order; lines that are not a JSON object (what the code under test printed) are skipped."""
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            found = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(found, dict):
+            yield found
 
 
 def sentinel_texts(workspace, files, count):
@@ -913,14 +927,6 @@ def _lock(paths):
     return modes
 
 
-def _unlock(modes):
-    for path, mode in modes.items():
-        try:
-            os.chmod(path, mode)
-        except OSError:
-            pass
-
-
 def cmd_run(args):
     inputs = read_inputs(args.tests_dir)
     config = inputs["config"]
@@ -992,7 +998,7 @@ def cmd_grade(args):
     except Exception as exc:  # any failure grades 0: the reward file must always be written
         details = {"error": "%s: %s" % (type(exc).__name__, exc)}
     finally:
-        _unlock(locked)
+        unhide(locked)
     _write_atomic(os.path.join(logs, "reward-details.json"), json.dumps(dict(details, reward=reward), indent=1))
     _write_atomic(os.path.join(logs, "reward.txt"), "%s\n" % reward)
     sys.stdout.write("reward: %s\n" % reward)

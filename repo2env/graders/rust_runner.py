@@ -11,7 +11,6 @@ libtest's full name of the test (``parser::tests::empty_input``), re-selectable 
 of identifiers: a table test is one test. Doc tests are not run (they have no test binary).
 """
 
-import json
 import os
 import re
 import shutil
@@ -209,13 +208,7 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
                               preexec_fn=_as(runner_uid))
         log.append(proc.stderr.decode("utf-8", "replace"))
         binaries = []
-        for line in proc.stdout.decode("utf-8", "replace").splitlines():
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(message, dict):
-                continue
+        for message in core.json_objects(proc.stdout.decode("utf-8", "replace")):
             spec = message.get("target") or {}
             root = _rel(workspace, spec.get("src_path") or "")
             if message.get("reason") == "compiler-artifact" and message.get("executable") and \
@@ -283,14 +276,8 @@ def parse_events(results, errors, workspace, targets=(), notes=None):
     worst, failures, skipped = {}, {}, {}
     for result in results:
         started, ended = [], set()
-        for line in result["events"].splitlines():
-            if not line.startswith("{"):
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict) or event.get("type") != "test" or not isinstance(event.get("name"), str):
+        for event in core.json_objects(result["events"]):
+            if event.get("type") != "test" or not isinstance(event.get("name"), str):
                 continue
             key = "%s::%s" % (result["root"], event["name"])
             kind = event.get("event")

@@ -130,7 +130,7 @@ def cmd_grade(args):
     except Exception as exc:  # any failure grades 0: the reward file must always be written
         details = {"error": "%s: %s" % (type(exc).__name__, exc)}
     finally:
-        core._unlock(locked)
+        core.unhide(locked)
     core._write_atomic(os.path.join(logs, "reward-details.json"), json.dumps(dict(details, reward=reward), indent=1))
     core._write_atomic(os.path.join(logs, "reward.txt"), "%s\n" % reward)
     sys.stdout.write("reward: %s\n" % reward)
