@@ -8,9 +8,10 @@
 #      each is pulled or built the same way when this host has that CPython, and left out with one line when
 #      it has not (tasks that need it are then skipped as python_unavailable, never a crash);
 #   4. one toolchain image per other language whose toolchain this host has (R2E_TOOLCHAINS, default
-#      "go node rust"): r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from
+#      "go node rust java"): r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from
 #      this host's node and npm, r2e/rust:<major.minor> from R2E_RUST_HOME (default: `rustc --print sysroot`)
-#      with Debian's gcc for linking; each left out with one line when the host lacks it;
+#      with Debian's gcc for linking, r2e/java:<feature version> from R2E_JAVA_HOME and R2E_MAVEN_HOME (default: the
+#      JDK of `javac` and the Maven of `mvn`); each left out with one line when the host lacks it;
 #   5. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
@@ -188,7 +189,7 @@ export PATH
 
 ensure_toolchains() {
   local tool
-  for tool in ${R2E_TOOLCHAINS-go node rust}; do
+  for tool in ${R2E_TOOLCHAINS-go node rust java}; do
     case "$tool" in
       go)
         local goroot="${R2E_GO_HOME:-$(go env GOROOT 2>/dev/null || true)}"
@@ -226,7 +227,29 @@ ensure_toolchains() {
         fi
         local rver; rver=$("$sysroot/bin/rustc" --version | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
         ensure_toolchain_image rust "$rver" "$sysroot" /usr/local/rust /usr/local/rust/bin "gcc libc6-dev" ;;
-      *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node rust)" >&2; exit 2 ;;
+      java)
+        # a JDK and Maven, their symlinks resolved (Debian's point into /etc and /usr/share/java), in /opt/r2e/java
+        local jdk="${R2E_JAVA_HOME:-}" mvn_home="${R2E_MAVEN_HOME:-}"
+        if [ -z "$jdk" ] && command -v javac >/dev/null 2>&1; then jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")"); fi
+        if [ -z "$mvn_home" ] && command -v mvn >/dev/null 2>&1; then
+          mvn_home=$(mvn -v 2>/dev/null | sed -n 's/^Maven home: //p' | head -n 1)
+        fi
+        if [ -z "$jdk" ] || [ ! -x "$jdk/bin/javac" ] || [ -z "$mvn_home" ] || [ ! -f "$mvn_home/bin/m2.conf" ]; then
+          log "no JDK with Maven on this host (set R2E_JAVA_HOME and R2E_MAVEN_HOME, or apt-get install default-jdk-headless maven): Java repositories are skipped as toolchain_unavailable"
+          continue
+        fi
+        local jver; jver=$("$jdk/bin/javac" -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p')
+        if docker image inspect "r2e/java:$jver" >/dev/null 2>&1 && ! stale_standin "r2e/java:$jver"; then
+          log "r2e/java:$jver present"; continue
+        fi
+        local jtree; jtree=$(mktemp -d)
+        mkdir -p "$jtree/jdk" "$jtree/maven"
+        tar -C "$jdk" -chf - --exclude=./docs --exclude=./jmods --exclude=./man --exclude=./demo --exclude=./lib/src.zip . \
+          | tar -C "$jtree/jdk" -xf -
+        tar -C "$mvn_home" -chf - --exclude=./man . | tar -C "$jtree/maven" -xf -
+        ensure_toolchain_image java "$jver" "$jtree" /opt/r2e/java /opt/r2e/java/jdk/bin:/opt/r2e/java/maven/bin
+        rm -rf "$jtree" ;;
+      *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node rust java)" >&2; exit 2 ;;
     esac
   done
 }

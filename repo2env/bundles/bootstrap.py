@@ -121,7 +121,7 @@ def pins(tests_dir: Path, names: list[str]) -> str:
 
 
 # grader modules a main grader may import, in load order
-LIBRARIES = ("env_guard.py", "runtime_verifier.py", "go_runner.py", "js_runner.py", "rust_runner.py")
+LIBRARIES = ("env_guard.py", "runtime_verifier.py", "go_runner.py", "js_runner.py", "rust_runner.py", "java_runner.py")
 
 
 def grader_files(tests_dir: Path, main: str) -> list[str]:

@@ -16,7 +16,9 @@ own tampering (a planted ``TestMain``, ``GOFLAGS`` through go's env file and the
 toolchain's ``testing`` package edited; in JavaScript, the runners' configuration and ``node_modules`` edited, the
 code under test neutering ``expect``; in Rust, cargo's configuration, a planted ``build.rs`` and the manifest
 turned against the grader, the toolchain edited, a library function run before ``main`` that forges libtest's
-report), history and file-system digging, pipeline-specific
+report; in Java, JUnit configured from the main classpath to swallow the grading tests' failures, Maven's
+configuration, a process started by the code under test that rewrites Surefire's reports), history and file-system
+digging, pipeline-specific
 (equivalence_tests: reading the grader's files, delegating to the original), and the valid alternative (the
 reference with locals renamed and reformatted by ``ast.unparse``).
 
@@ -68,7 +70,7 @@ class Probe:
 
 
 ALL = ("runtime", "eqv", "diff")
-PY, GO, JS, RS = ("python",), ("go",), ("javascript",), ("rust",)
+PY, GO, JS, RS, JV = ("python",), ("go",), ("javascript",), ("rust",), ("java",)
 PROBES = (
     Probe("reward_files", "reward_forgery", "reward_files.sh", ALL),
     Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL),
@@ -101,6 +103,8 @@ PROBES = (
     Probe("rust_cargo_config", "runner_tampering", "rust_cargo_config.sh", ("runtime",), languages=RS),
     Probe("rust_toolchain", "runner_tampering", "rust_toolchain.sh", ("runtime",), languages=RS),
     Probe("rust_code_forge", "code_under_test", "rust_code_forge.sh", ("runtime",), languages=RS),
+    Probe("java_build_config", "runner_tampering", "java_build_config.sh", ("runtime",), languages=JV),
+    Probe("java_code_forge", "code_under_test", "java_code_forge.sh", ("runtime",), languages=JV),
     Probe("js_runner_config", "runner_tampering", "js_runner_config.sh", ("runtime",), languages=JS),
     Probe("js_node_modules", "runner_tampering", "js_node_modules.sh", ("runtime",), languages=JS),
     Probe("js_code_expect", "code_under_test", "js_code_expect.sh", ("runtime",), languages=JS),
@@ -114,6 +118,8 @@ PROBES = (
           languages=RS),
     Probe("go_valid_alternative", "valid_alternative", "go_valid_alternative.sh", ("runtime",), honest=True,
           languages=GO),
+    Probe("java_valid_alternative", "valid_alternative", "java_valid_alternative.sh", ("runtime",), honest=True,
+          languages=JV),
     Probe("valid_alternative", "valid_alternative", "valid_alternative.sh", ("runtime", "eqv"), honest=True,
           languages=PY),
 )

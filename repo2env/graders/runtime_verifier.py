@@ -60,6 +60,7 @@ import os
 import random
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -385,7 +386,7 @@ def prepare_workspace(inputs, planted=None, splice=None):
         os.chmod(path, int(modes.get(rel, "644"), 8))
 
 
-# --- what the toolchain runners share (go_runner, rust_runner, js_runner) ---------------------------------------
+# --- what the toolchain runners share (go_runner, rust_runner, js_runner, java_runner) --------------------------
 
 def give_to_runner(scratch, runner_uid):
     """Make everything under ``scratch`` the runner user's (its private home and caches). Returns the uid the
@@ -422,6 +423,40 @@ def copy_warm(source, dest):
         shutil.copytree(source, dest, symlinks=True)
     else:
         os.mkdir(dest)
+
+
+def kill_uid(uid):
+    """SIGKILL every process of user ``uid`` (the runner user; nothing when ``uid`` is None). Returns how many."""
+    if uid is None:
+        return 0
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            if os.stat("/proc/" + entry).st_uid == uid:
+                os.kill(int(entry), 9)
+                killed += 1
+        except OSError:
+            pass
+    return killed
+
+
+def read_regular(path, limit):
+    """The bytes of ``path`` when it is a regular file (never through a symlink, never a FIFO that would block) of
+    at most ``limit`` bytes, else None (a report the runner user may have planted or swapped is read safely)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(limit)
+    finally:
+        os.close(fd)
 
 
 def hide(paths):

@@ -110,23 +110,6 @@ def _as(runner_uid):
     return core._drop_privileges(runner_uid) if runner_uid is not None else None
 
 
-def _kill_uid(uid):
-    """SIGKILL every process of user ``uid`` (the runner user; nothing when ``uid`` is None). Returns how many."""
-    if uid is None:
-        return 0
-    killed = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            if os.stat("/proc/" + entry).st_uid == uid:
-                os.kill(int(entry), 9)
-                killed += 1
-        except OSError:
-            pass
-    return killed
-
-
 def _rel(workspace, path):
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(workspace))
     return None if rel.startswith("..") else rel
@@ -225,7 +208,7 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
             if not errors:
                 errors["Cargo.toml"] = proc.stderr.decode("utf-8", "replace").strip()[-3000:] or \
                     "cargo could not build the tests"
-        _kill_uid(runner_uid)  # nothing the build started (a build script's child) acts from here on
+        core.kill_uid(runner_uid)  # nothing the build started (a build script's child) acts from here on
         roots = _crate_roots(binaries)
         # from here on the code under test cannot read a test's source
         hidden = core.hide([os.path.join(workspace, rel) for rel in _walk(workspace) if rel.endswith(".rs") and not

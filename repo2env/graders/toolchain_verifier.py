@@ -1,4 +1,4 @@
-"""Test running and grading for the toolchain languages (Go, JavaScript/TypeScript, Rust). Standard library only,
+"""Test running and grading for the toolchain languages (Go, JavaScript/TypeScript, Rust, Java). Standard library only,
 Python 3.6+.
 
 Like ``runtime_verifier`` (pytest's grader), this one module serves the generator (``run``, in task containers,
@@ -6,8 +6,8 @@ for the FAIL_TO_PASS / PASS_TO_PASS runs) and every bundle of such a language, w
 ``tests/verifier.py`` beside ``tests/runtime_verifier.py`` (whose input reading, workspace reset, locking and
 scoring it uses, so the graders share one implementation of each), ``tests/env_guard.py`` and the language's
 runner (``config["runner"]``: ``go`` -> ``tests/go_runner.py``; ``cargo`` -> ``tests/rust_runner.py``;
-``jest``/``vitest``/``mocha`` -> ``tests/js_runner.py``), which knows the runner's node ids, runs, results and
-sentinels.
+``maven`` -> ``tests/java_runner.py``; ``jest``/``vitest``/``mocha`` -> ``tests/js_runner.py``), which knows the
+runner's node ids, runs, results and sentinels.
 
 What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstring), with the runner's own rules:
 
@@ -44,8 +44,8 @@ except ImportError:  # in a bundle: env_guard.py, runtime_verifier.py and the ru
     import env_guard
     import runtime_verifier as core
 
-RUNNER_MODULES = {"go": "go_runner", "cargo": "rust_runner", "jest": "js_runner", "vitest": "js_runner",
-                  "mocha": "js_runner"}
+RUNNER_MODULES = {"go": "go_runner", "cargo": "rust_runner", "maven": "java_runner", "jest": "js_runner",
+                  "vitest": "js_runner", "mocha": "js_runner"}
 
 
 def runner_module(config):

@@ -3,7 +3,9 @@ assertion rewriting: Go's ``testing`` (``t.Errorf("F(x) = %v, want %v", ...)``, 
 code review comments, ``cmp.Diff``'s ``(-want +got)``, a panic) and its build errors (``undefined: Name``);
 JavaScript's Vitest (chai's ``expected 15 to be 10``), Jest (``Expected: 10`` / ``Received: 15``) and thrown
 errors, told of the call the failing test line hands to ``expect(...)``; Rust's libtest (a panic at a test
-line, ``assert_eq!``'s ``left``/``right``) and rustc's errors (``cannot find function `parse_size```).
+line, ``assert_eq!``'s ``left``/``right``) and rustc's errors (``cannot find function `parse_size```); Java's JUnit,
+TestNG and AssertJ messages (``expected: <10> but was: <15>``) and exceptions, told of the call the failing test
+line asserts on, and javac's errors (``cannot find symbol`` / ``symbol: method lerp(double)``).
 
 ``observed_from_output(evidence)`` gives up to ``MAX_SENTENCES`` sentences, as ``observed_behaviour`` does for
 pytest:
@@ -68,6 +70,18 @@ _RS_MISSING = (
     (re.compile(r"(?:struct|variant) `(?P<type>[\w:]+)` has no field named `(?P<name>\w+)`"), "field"),
     (re.compile(r"no field `(?P<name>\w+)` on type `&?(?P<type>[\w:<>]+)`"), "field"),
 )
+# Java: the failing test line's frame, the assertion's values, an exception, javac's missing symbols
+_JAVA_FRAME = re.compile(r"^\s*at (?P<cls>[\w.$]+)\.(?P<method>[\w$<>]+)\((?P<file>\w+\.java):(?P<line>\d+)\)")
+_JAVA_GOT_WANT = re.compile(r"expected:?\s*(?:<(?P<want>.*?)>|\[(?P<want2>.*?)\]|(?P<want3>\S.*?))\s*,?\s*but was:?\s*"
+                            r"(?:<(?P<got>.*?)>|\[(?P<got2>.*?)\]|(?P<got3>\S.*?))\s*$", re.S)
+_JAVA_THROWN = re.compile(r"^(?P<type>(?:[a-z]\w*\.)+(?P<name>[A-Z]\w*(?:Exception|Error)))(?::\s*(?P<msg>.*))?$")
+_JAVA_ASSERT = re.compile(r"\b(?P<how>assertEquals|assertSame|assertArrayEquals|assertThat|assertTrue|assertFalse|"
+                          r"assertNotNull|assertNull|assertDoesNotThrow)\s*\(")
+_JAVA_SYMBOL = re.compile(r"cannot find symbol\s+symbol:\s+(?P<kind>method|class|variable)\s+(?P<name>\w+)"
+                          r"(?:\((?P<params>[^)]*)\))?\s+location:\s+(?:class|interface|variable \w+ of type|package)"
+                          r"\s+(?P<owner>[\w.$<>]+)")
+_JAVA_APPLIED = re.compile(r"method (?P<name>\w+) in (?:class|interface) (?P<owner>[\w.$<>]+) cannot be applied to given "
+                           r"types")
 _NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
 
 
@@ -88,9 +102,15 @@ class _Writer:
         lines = []
         for path, text in evidence.test_sources.items():
             self.helpers.update(re.findall(r"^func\s+(?:\([^)]*\)\s*)?(\w+)", text, re.MULTILINE))
+            if path.endswith(".java"):  # the test classes' own methods and classes
+                self.helpers.update(re.findall(r"^\s*(?:(?:public|protected|private|static|final)\s+)*[\w<>\[\],]+\s+"
+                                               r"(\w+)\s*\([^;]*$", text, re.MULTILINE))
+                self.helpers.update(re.findall(r"\b(?:class|interface|enum|record)\s+(\w+)", text))
             lines += text.splitlines()
         self.ngrams = set().union(*(_ngrams(tokens(line), DEFAULT_NGRAM) for line in lines)) if lines else set()
         self.test_names = {t.split("::", 1)[-1].split("/", 1)[0] for t in evidence.fail_to_pass}
+        self.test_names |= {part.split("(", 1)[0].split("$", 1)[0] for t in evidence.fail_to_pass
+                            for part in t.split("::")[1:]}  # Java's class and method
         self.test_paths = {t.split("::", 1)[0] for t in evidence.fail_to_pass}
 
     def copies(self, text: str) -> bool:
@@ -270,7 +290,97 @@ def _rust_build_sentence(message: str, writer: _Writer) -> str | None:
     return None
 
 
+def _call_args(line: str, start: int) -> list[str] | None:
+    """The arguments of the call whose ``(`` is at ``start`` in ``line``."""
+    depth = 0
+    for j in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[j], 0)
+        if depth == 0:
+            return [a.strip() for a in _split_args(line[start + 1:j])]
+    return None
+
+
+def _java_subject(line: str, testng: bool) -> str | None:
+    """The expression a Java test line asserts on: ``assertEquals(want, <it>)`` (TestNG: ``assertEquals(<it>,
+    want)``), ``assertThat(<it>)``, ``assertTrue(<it>)``; else the line's first call of a name that is not an
+    assertion."""
+    found = _JAVA_ASSERT.search(line)
+    if found:
+        args = _call_args(line, found.end() - 1) or []
+        how = found.group("how")
+        if how in ("assertEquals", "assertSame", "assertArrayEquals") and len(args) >= 2:
+            if testng:
+                return args[0]
+            # JUnit 4 puts a message first (message, expected, actual); JUnit 5 a message or delta last
+            return args[2] if len(args) >= 3 and args[0].startswith('"') else args[1]
+        return args[0] if args else None
+    found = re.search(r"(?:\b[A-Za-z_][\w.]*)\s*\(", line)
+    return None if found is None else line[found.start():].rstrip().rstrip(";")
+
+
+def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool) -> str | None:
+    """A Java failure: the test line of the stack trace (a frame in one of the test sources), the call it asserts
+    on, and what the runner said: an assertion's expected and actual values, or an exception thrown by the code
+    under test."""
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    sources = {p.rsplit("/", 1)[-1]: (p, t) for p, t in evidence.test_sources.items() if p.endswith(".java")}
+    frame = next((f for f in map(_JAVA_FRAME.match, lines) if f and f.group("file") in sources), None)
+    if frame is None:
+        return None
+    path, source = sources[frame.group("file")]
+    number = int(frame.group("line"))
+    source_lines = source.splitlines()
+    if not 0 < number <= len(source_lines):
+        return None
+    subject = _java_subject(source_lines[number - 1].strip(), "org.testng" in source)
+    found = re.fullmatch(_CALL, subject or "")
+    if found is None:
+        return None
+    call = writer.call(subject, found.group("args"))
+    if call is None:
+        return None
+    head = "\n".join(ln for ln in lines if not _JAVA_FRAME.match(ln))
+    thrown = _JAVA_THROWN.match(lines[0].strip())
+    if thrown and not re.search(r"Assert|ComparisonFailure|opentest4j", thrown.group("type")):
+        said = f"{thrown.group('name')}: {thrown.group('msg')}" if thrown.group("msg") else thrown.group("name")
+        span = writer.span(said)
+        return f"Calling {call} throws {span}; it should not throw." if span else None
+    values = _JAVA_GOT_WANT.search(head)
+    if values:
+        got = values.group("got") or values.group("got2") or values.group("got3") or ""
+        want = values.group("want") or values.group("want2") or values.group("want3") or ""
+        got_span, want_span = writer.span(got), writer.span(want)
+        if got_span is None:
+            return None
+        if want_span is not None and disclose:
+            return f"Calling {call} returns {got_span}; it should return {want_span}."
+        return f"Calling {call} returns {got_span}, which is not the correct result."
+    return None
+
+
+def _java_build_sentence(message: str, writer: _Writer) -> str | None:
+    found = _JAVA_SYMBOL.search(message)
+    if found and not writer.names_tests(found.group("name")):
+        owner = found.group("owner").rsplit(".", 1)[-1].split("<", 1)[0]
+        if writer.names_tests(owner):
+            return None
+        if found.group("kind") == "class":
+            return f"There is no class `{found.group('name')}`; it should be provided."
+        what = "method" if found.group("kind") == "method" else "field"
+        return f"The class `{owner}` has no {what} `{found.group('name')}`; it should provide it."
+    found = _JAVA_APPLIED.search(message)
+    if found and not writer.names_tests(found.group("name")):
+        owner = found.group("owner").rsplit(".", 1)[-1]
+        return (f"`{owner}.{found.group('name')}` cannot be called with the arguments a caller passes; it should "
+                "accept them.")
+    return None
+
+
 def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evidence | None = None) -> str | None:
+    if evidence is not None and any(p.endswith(".java") for p in evidence.test_sources):
+        said = _java_sentence(text, evidence, writer, disclose)
+        if said:
+            return said
     if evidence is not None and any(p.endswith(".rs") for p in evidence.test_sources):
         said = _rust_sentence(text, evidence, writer, disclose)
         if said:
@@ -329,6 +439,8 @@ def _failure_sentence(text: str, writer: _Writer, disclose: bool, evidence: Evid
 def _build_sentence(message: str, path: str, writer: _Writer) -> str | None:
     if path.endswith(".rs"):
         return _rust_build_sentence(message, writer)
+    if path.endswith(".java"):
+        return _java_build_sentence(message, writer)
     package = path.rsplit("/", 2)[-2] if "/" in path else None
     found = _NO_MEMBER.search(message)
     if found and not writer.names_tests(found.group("name")):

@@ -1,0 +1,476 @@
+"""Java's runner for the toolchain grader (``toolchain_verifier``): Maven's ``test`` phase run offline as the
+runner user, outcomes from the Surefire XML reports (``target/surefire-reports/TEST-*.xml``, one ``<testcase>``
+per test) checked against the counts the Maven process itself printed. Standard library only, Python 3.6+; ships
+as ``tests/java_runner.py``.
+
+Node ids: ``<test file>::<class>::<test name>``: the ``.java`` file that declares the test's outermost class
+(``src/test/java/com/x/CalcTest.java``, a module's folder before it in a multi-module build), the class's name
+within its package (``CalcTest``, ``CalcTest$Below`` for a JUnit 5 ``@Nested`` class) and Surefire's name of the
+test (``clampAbove``; a parameterized case ``clampMany(int, int)[1]``), re-selectable with ``mvn test
+-Dtest='CalcTest#clampMany'``.
+
+What a run trusts (the order of ``toolchain_verifier``):
+
+* every ``target`` folder of the build is removed first (compiled classes or reports the agent left there are
+  never read) and made anew for the runner user, who can write nothing else of the workspace;
+* Maven runs from the image's toolchain with an environment built from nothing (``MAVEN_SKIP_RC``: no
+  ``mavenrc``; no ``MAVEN_OPTS``), a fresh home (no ``settings.xml``), offline, on a private copy of the local
+  repository the image's install filled (``m2``), with the checks that grade nothing switched off
+  (``MAVEN_FLAGS``);
+* the reports are read only after every process of the runner user was killed, and a test's outcome is the
+  worst of its reports; when the reports of a module disagree with the totals Maven printed for it (``Tests run:
+  N, Failures: F, Errors: E, Skipped: S``: the Maven process counts what the forked test JVM told it, while the
+  reports are files the runner user can write), none of that module's tests passed, and when Maven's failure list
+  names a test method more often than the reports hold failures of it, none of its cases passed.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+try:  # the generator imports this module from the repo2env package
+    from . import runtime_verifier as core
+except ImportError:  # in a bundle: runtime_verifier.py is beside it (or already loaded)
+    import runtime_verifier as core
+
+# Where the image keeps the JDK, Maven and the local repository the install filled (every plugin and dependency
+# the build and its test phase resolve).
+DEFAULT_TOOLCHAIN = {"java_home": "/opt/r2e/java/jdk", "maven_home": "/opt/r2e/java/maven", "m2": "/opt/r2e/m2"}
+# Reset by the grader to the base commit's (or the reference's) bytes: the build (a POM can skip tests, change
+# Surefire's includes or add a listener), Maven's per-project configuration and extensions, and JUnit's own
+# configuration file (it can deactivate conditions or load extensions).
+CONFIG_NAMES = ("pom.xml", "junit-platform.properties", "testng.xml")
+# The same flags in the install and in every run (the install resolves exactly what the runs need): batch mode,
+# no colours, and the plugins that check style, licences or signatures, which grade nothing, skipped.
+MAVEN_FLAGS = ("-B", "-Dstyle.color=never", "-Dmaven.javadoc.skip=true", "-Dcheckstyle.skip=true",
+               "-Dspotbugs.skip=true", "-Dpmd.skip=true", "-Dcpd.skip=true", "-Drat.skip=true", "-Dlicense.skip=true",
+               "-Denforcer.skip=true", "-Dspotless.check.skip=true", "-Dspotless.apply.skip=true",
+               "-Djacoco.skip=true", "-Danimal.sniffer.skip=true", "-Dgpg.skip=true", "-Dmaven.source.skip=true",
+               "-Drevapi.skip=true", "-Djapicmp.skip=true", "-Dformatter.skip=true", "-Dsort.skip=true")
+# Surefire's settings for every run: failures reported, not fatal; the tests' own output kept out of Maven's
+# console (the summary the reports are checked against is then the Maven process's alone); full stack traces.
+TEST_FLAGS = ("-Dmaven.test.failure.ignore=true", "-DfailIfNoTests=false", "-Dsurefire.failIfNoSpecifiedTests=false",
+              "-Dmaven.test.redirectTestOutputToFile=true", "-DtrimStackTrace=false", "-Dsurefire.useFile=true")
+SKIP_DIRS = (".git", "target", "node_modules")
+# Packages of the test frameworks and of Maven: a class of the repository in one of them would shadow the
+# framework's own (the main classes come first on the test classpath)
+FRAMEWORK_PACKAGES = ("org/junit/", "junit/", "org/opentest4j/", "org/hamcrest/", "org/assertj/", "org/testng/",
+                      "org/apache/maven/", "org/mockito/")
+_SUMMARY = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\s*$")
+_BUILDING = re.compile(r"^\[INFO\] Building (.+?) [^\s]+(?:\s+\[\d+/\d+\])?\s*$")
+_CONSOLE_FAILED = re.compile(r"^\[ERROR\]\s+(?:Run \d+: )?([\w$]+)\.([\w$]+)")
+_JAVAC_ERROR = re.compile(r"^\[ERROR\] (?P<path>/[^:\[]+\.java):\[(?P<line>\d+),\d+\] (?P<msg>.+)$")
+
+
+def is_config_path(rel):
+    """Whether ``rel`` is build or test configuration that ``planted`` and the overlay look after
+    (``CONFIG_NAMES``, Maven's ``.mvn/`` folder, JUnit's and TestNG's service registrations)."""
+    parts = rel.split("/")
+    if parts[-1] in CONFIG_NAMES or ".mvn" in parts[:-1]:
+        return True
+    return "META-INF/services/" in rel and parts[-1].startswith(("org.junit", "org.testng", "org.apache.maven"))
+
+
+def _walk(workspace):
+    """``core._walk`` without build output (``target``) and VCS folders."""
+    for folder, dirs, names in os.walk(workspace):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not os.path.islink(os.path.join(folder, d)))
+        rel = os.path.relpath(folder, workspace)
+        for name in sorted(names):
+            yield name if rel == "." else rel + "/" + name
+
+
+def is_test_source(rel):
+    """A Java file under a ``src/test`` folder (Maven's test sources)."""
+    return rel.endswith(".java") and "/src/test/" in "/" + rel
+
+
+def _shadows_framework(rel):
+    """A class file or Java source outside the test tree in a test framework's package (``FRAMEWORK_PACKAGES``)."""
+    if not rel.endswith((".java", ".class")):
+        return False
+    for marker in ("/java/", "/classes/", "/resources/"):
+        at = ("/" + rel).rfind(marker)
+        if at >= 0:
+            return ("/" + rel)[at + len(marker):].startswith(FRAMEWORK_PACKAGES)
+    return False
+
+
+def planted(workspace, base_files, overlay_paths):
+    """Files to remove before a run (``toolchain_verifier`` step 3), when neither in the base commit's tree nor
+    written by the overlay: test sources and anything else under ``src/test``, build and test configuration
+    (``is_config_path``), and classes in a test framework's package (``_shadows_framework``). Sorted."""
+    known = set(base_files or {}) | set(overlay_paths)
+    found = []
+    for rel in _walk(workspace):
+        if rel in known:
+            continue
+        if "/src/test/" in "/" + rel or is_config_path(rel) or _shadows_framework(rel):
+            found.append(rel)
+    return sorted(found)
+
+
+def modules(workspace):
+    """Workspace-relative folders holding a ``pom.xml`` ("." for the root), sorted."""
+    return sorted(os.path.dirname(rel) or "." for rel in _walk(workspace) if rel.rsplit("/", 1)[-1] == "pom.xml")
+
+
+def module_of(rel, folders):
+    """The module folder (of ``folders``) a workspace-relative path belongs to: the deepest that holds it."""
+    best = "."
+    for folder in folders:
+        if folder != "." and (rel == folder or rel.startswith(folder + "/")) and len(folder) > len(best):
+            best = folder
+    return best
+
+
+def class_of(workspace, rel):
+    """The fully qualified class name a test source declares (its ``package`` line and file name), or None."""
+    name = os.path.basename(rel)[:-len(".java")]
+    try:
+        with open(os.path.join(workspace, rel), encoding="utf-8", errors="replace") as fh:
+            text = fh.read(200000)
+    except OSError:
+        return None
+    found = re.search(r"^\s*package\s+([\w.]+)\s*;", text, re.MULTILINE)
+    return "%s.%s" % (found.group(1), name) if found else name
+
+
+def maven_env(toolchain, home):
+    """The whole environment of a Maven run (module docstring): nothing inherited."""
+    java_home = toolchain.get("java_home", DEFAULT_TOOLCHAIN["java_home"])
+    maven_home = toolchain.get("maven_home", DEFAULT_TOOLCHAIN["maven_home"])
+    return {"PATH": "%s/bin:%s/bin:/usr/local/bin:/usr/bin:/bin" % (java_home, maven_home), "HOME": home,
+            "TMPDIR": home, "JAVA_HOME": java_home, "MAVEN_SKIP_RC": "1", "LANG": "C.UTF-8"}
+
+
+def _as(runner_uid):
+    return core._drop_privileges(runner_uid) if runner_uid is not None else None
+
+
+def fresh_targets(workspace, folders, runner_uid):
+    """Remove every module's ``target`` folder and make it anew, owned by the runner user (the only folder of the
+    workspace Maven writes)."""
+    for folder in folders:
+        target = os.path.join(workspace, folder, "target")
+        core._remove(target) if os.path.lexists(target) else None
+        os.mkdir(target)
+        os.chmod(target, 0o755)
+        if runner_uid is not None:
+            os.lchown(target, runner_uid, runner_uid)
+
+
+def run_maven(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
+    """Run ``mvn -o test`` (``MAVEN_FLAGS``, ``TEST_FLAGS``) in ``workspace`` for the test classes of ``targets``
+    (workspace-relative test sources, as ``-Dtest``; none: every test), as ``runner_uid`` when the grader is root,
+    on a private copy of the image's local repository. Returns ``(exit_code, seconds, reports, console,
+    log_tail)``: ``reports`` ``{module folder: [XML text, ...]}``, ``console`` Maven's own output; exit 0 when the
+    build succeeded (failed tests do not fail it), 1 otherwise, 124 at ``timeout_sec``."""
+    start = time.time()
+    scratch = tempfile.mkdtemp(prefix="r2e-run-")
+    home, m2 = os.path.join(scratch, "home"), os.path.join(scratch, "m2")
+    os.mkdir(home)
+    core.copy_warm(toolchain.get("m2", DEFAULT_TOOLCHAIN["m2"]), m2)
+    runner_uid = core.give_to_runner(scratch, runner_uid)
+    folders = modules(workspace)
+    fresh_targets(workspace, folders, runner_uid)
+    mvn = os.path.join(toolchain.get("maven_home", DEFAULT_TOOLCHAIN["maven_home"]), "bin", "mvn")
+    classes = [c for c in (class_of(workspace, t) for t in targets) if c]
+    argv = [mvn, "-o", "-fae", "-Dmaven.repo.local=" + m2] + list(MAVEN_FLAGS) + list(TEST_FLAGS) + ["test"]
+    if classes:
+        argv.append("-Dtest=" + ",".join(sorted(set(classes))))
+    console, code = "", 0
+    try:
+        proc = subprocess.run(argv, cwd=workspace, env=maven_env(toolchain, home), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=max(timeout_sec, 1), preexec_fn=_as(runner_uid))
+        console = proc.stdout.decode("utf-8", "replace")
+        code = 0 if proc.returncode == 0 else 1
+    except subprocess.TimeoutExpired as exc:
+        console = (exc.output or b"").decode("utf-8", "replace")
+        code = 124
+    finally:
+        core.kill_uid(runner_uid)  # nothing the tests started rewrites a report from here on
+        shutil.rmtree(scratch, ignore_errors=True)
+    reports = {}
+    for folder in folders:
+        found = os.path.join(workspace, folder, "target", "surefire-reports")
+        if not os.path.isdir(found) or os.path.islink(found):
+            continue
+        for name in sorted(os.listdir(found)):
+            if name.startswith("TEST-") and name.endswith(".xml"):
+                text = core.read_regular(os.path.join(found, name), 64 * 1024 * 1024)
+                if text is not None:
+                    reports.setdefault(folder, []).append(text.decode("utf-8", "replace"))
+    if full_log:
+        core._write_atomic(full_log, console)
+    return code, time.time() - start, reports, console, console[-4000:]
+
+
+def console_summaries(console):
+    """``[(tests, failures, errors, skipped) or None per module section]`` from the totals Maven printed after each module's
+    tests (the last ``Tests run:`` line without ``Time elapsed`` of each module's section, in build order), and
+    how many times its failure lists name each ``(class simple name, test method)``."""
+    sections, current = [], None
+    failed = {}
+    in_results = False
+    for line in console.splitlines():
+        if _BUILDING.match(line):
+            current = {"name": _BUILDING.match(line).group(1), "summary": None}
+            sections.append(current)
+            in_results = False
+            continue
+        if line.strip().endswith("Results:") or line.strip() == "Results :":
+            in_results = True
+            continue
+        found = _SUMMARY.search(line)
+        if found and "Time elapsed" not in line:
+            if current is None:
+                current = {"name": "", "summary": None}
+                sections.append(current)
+            current["summary"] = tuple(int(x) for x in found.groups())
+            in_results = False
+            continue
+        if in_results:
+            name = _CONSOLE_FAILED.match(line)
+            if name:
+                key = (name.group(1).rsplit(".", 1)[-1], name.group(2))
+                failed[key] = failed.get(key, 0) + 1
+    return [s["summary"] for s in sections], failed
+
+
+def _test_file(workspace, module, classname, cache):
+    """The workspace-relative source file of ``classname``'s outermost class in ``module``."""
+    key = (module, classname)
+    if key not in cache:
+        outer = classname.split("$", 1)[0].replace(".", "/") + ".java"
+        prefix = "" if module == "." else module + "/"
+        found = prefix + "src/test/java/" + outer
+        if not os.path.isfile(os.path.join(workspace, found)):
+            root = os.path.join(workspace, module)
+            for rel in _walk(root):
+                if rel.endswith("/" + outer) or rel == outer:
+                    found = prefix + rel
+                    break
+        cache[key] = found
+    return cache[key]
+
+
+def parse_reports(reports, console, workspace, targets=(), notes=None):
+    """Outcomes of ``run_maven``: ``(outcomes, collection_errors, messages)``.
+
+    ``outcomes``: node id (module docstring) -> passed / failed / error / skipped, the worst report of a test
+    winning; every test of a module whose reports disagree with the totals Maven printed for it is failed, and so
+    is every case of a method Maven's failure list names more often than the reports fail it (module docstring). ``collection_errors``: the ``targets`` of which
+    no test was reported when the build failed (a test source that does not compile fails its whole module,
+    SWE-bench's rule for a module that cannot be imported), with javac's errors as ``messages``. ``notes``, when
+    a dict, gets ``{"failures": {node id: message and stack head}, "skipped": {node id: why}}``."""
+    outcomes, failures, skipped, cache = {}, {}, {}, {}
+    per_module = {}
+    for module in sorted(reports):
+        counts = [0, 0, 0, 0]
+        ids = []
+        for text in reports[module]:
+            try:
+                root = ET.fromstring(text)
+            except ET.ParseError:
+                counts[2] += 1
+                continue
+            for case in root.iter("testcase"):
+                classname, name = case.get("classname") or "", case.get("name") or ""
+                path = _test_file(workspace, module, classname, cache)
+                key = "%s::%s::%s" % (path, classname.rsplit(".", 1)[-1], name)
+                outcome = "passed"
+                for tag, said in (("error", "error"), ("failure", "failed"), ("skipped", "skipped"),
+                                  ("rerunFailure", "failed"), ("rerunError", "error")):
+                    element = case.find(tag)
+                    if element is not None:
+                        if core.OUTCOME_RANK[said] > core.OUTCOME_RANK[outcome]:
+                            outcome = said
+                        if said in ("failed", "error") and key not in failures:
+                            failures[key] = _failure_text(element, classname)
+                        elif said == "skipped":
+                            skipped[key] = element.get("message") or "skipped"
+                counts[0] += 1
+                if outcome != "passed":
+                    counts[{"failed": 1, "error": 2, "skipped": 3}[outcome]] += 1
+                ids.append(key)
+                if core.OUTCOME_RANK[outcome] >= core.OUTCOME_RANK.get(outcomes.get(key), -1):
+                    outcomes[key] = outcome
+        per_module[module] = (tuple(counts), ids)
+    summaries, listed = console_summaries(console)
+    printed = [s for s in summaries if s is not None]
+    for module, (counts, ids) in per_module.items():
+        if counts[0] and counts not in printed:
+            # the reports of this module are not what Maven counted: none of them is believed
+            for key in ids:
+                outcomes[key] = "failed"
+                failures.setdefault(key, "the test reports disagree with the totals Maven printed")
+    cases = {}
+    for key in outcomes:
+        cls, name = key.split("::")[1:3]
+        cases.setdefault((cls, name.split("(", 1)[0].split("[", 1)[0]), []).append(key)
+    for method, keys in cases.items():
+        if sum(outcomes[k] in ("failed", "error") for k in keys) < listed.get(method, 0):
+            # Maven listed more failures of this method than its reports hold: none of its cases passed
+            for key in keys:
+                outcomes[key] = "failed"
+    tested = {k.split("::", 1)[0] for k in outcomes}
+    errors, messages = [], {}
+    said = _compile_errors(console, workspace)
+    if said or not outcomes:
+        why = "\n".join(said[:12]) or _build_failure(console)
+        for target in targets:
+            if target not in tested and why:
+                errors.append(target)
+                messages[target] = why
+    if notes is not None:
+        notes["failures"], notes["skipped"] = failures, skipped
+    return outcomes, sorted(set(errors)), messages
+
+
+def _failure_text(element, classname):
+    """A failure's message and the head of its stack trace: the lines up to the test class's own frame (what
+    follows is the framework's, and differs between runners and runs)."""
+    lines = (element.text or "").strip().splitlines()
+    for n, line in enumerate(lines):
+        if line.strip().startswith("at " + classname + "."):
+            lines = lines[:n + 1]
+            break
+    lines = lines[:25] or [element.get("message") or element.get("type") or "failed"]
+    return "\n".join(ln.rstrip() for ln in lines)[:3000]
+
+
+def _compile_errors(console, workspace):
+    """javac's errors as Maven printed them, paths made workspace-relative, with their ``symbol:``/``location:``
+    lines."""
+    out = []
+    lines = console.splitlines()
+    root = os.path.realpath(workspace) + "/"
+    for i, line in enumerate(lines):
+        found = _JAVAC_ERROR.match(line)
+        if not found:
+            continue
+        path = found.group("path")
+        rel = path[len(root):] if path.startswith(root) else path.replace("/workspace/", "", 1)
+        more = [ln.strip() for ln in lines[i + 1:i + 3] if re.match(r"^\s*(\[ERROR\]\s+)?\s*(symbol|location):", ln)]
+        out.append("%s:%s: %s%s" % (rel, found.group("line"), found.group("msg"),
+                                    "".join("\n  " + re.sub(r"^\[ERROR\]\s*", "", m) for m in more)))
+    return list(dict.fromkeys(out))
+
+
+def _build_failure(console):
+    """The first ``[ERROR]`` lines of a build that failed before any test ran."""
+    said = [ln[len("[ERROR] "):].strip() for ln in console.splitlines() if ln.startswith("[ERROR] ") and ln[8:].strip()]
+    return "\n".join(said[:6])
+
+
+def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
+    """One run for the grader: ``(exit_code, seconds, outcomes, collection_errors, messages, notes, log_tail)``
+    (``run_maven`` then ``parse_reports``)."""
+    code, seconds, reports, console, tail = run_maven(workspace, targets, timeout_sec,
+                                                       dict(DEFAULT_TOOLCHAIN, **toolchain), runner_uid, full_log)
+    notes = {}
+    outcomes, errors, messages = parse_reports(reports, console, workspace, targets, notes)
+    return code, seconds, outcomes, errors, messages, notes, tail
+
+
+# --- sentinels ------------------------------------------------------------------------------------------------
+
+_TEST_LINE = re.compile(r"^(?P<indent>[ \t]+)@(?P<ann>(?:org\.junit\.(?:jupiter\.api\.)?|org\.testng\.annotations\.)?"
+                        r"Test)\s*(?:\(\s*\))?\s*$")
+_METHOD = re.compile(r"\b(?:void|[\w<>\[\],.]+)\s+(?P<name>[a-zA-Z_$][\w$]*)\s*\(")
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# the modifiers of the test method an annotation belongs to (a sentinel is declared the same way)
+_DECLARED = re.compile(r"^\s*(?P<mods>(?:(?:public|protected|static|final)\s+)*)void\s+[\w$]+\s*\(")
+
+
+def _depths(lines):
+    """The brace depth at the start of each line (string and char literals and comments ignored)."""
+    depths, depth, in_block = [], 0, False
+    for line in lines:
+        depths.append(depth)
+        i = 0
+        while i < len(line):
+            if in_block:
+                end = line.find("*/", i)
+                if end < 0:
+                    break
+                in_block, i = False, end + 2
+                continue
+            ch = line[i]
+            if line.startswith("//", i):
+                break
+            if line.startswith("/*", i):
+                in_block, i = True, i + 2
+                continue
+            if ch in "\"'":
+                j = i + 1
+                while j < len(line) and line[j] != ch:
+                    j += 2 if line[j] == "\\" else 1
+                i = j + 1
+                continue
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            i += 1
+    return depths
+
+
+def _sentinel_check(text, rng):
+    """A failing assertion in the file's own style: AssertJ's ``assertThat(got).isEqualTo(want)``, JUnit's
+    ``assertEquals(want, got)`` (statically imported, else qualified by the file's framework) or TestNG's
+    ``assertEquals(got, want)``."""
+    got = rng.randint(2, 999)
+    want = got + rng.choice([-1, 1]) * rng.randint(1, 9)
+    testng = "org.testng" in text
+    if re.search(r"import\s+static\s+org\.assertj\.core\.api\.(?:Assertions|BDDAssertions)\.(?:\*|assertThat)\s*;",
+                 text) and "assertThat(" in text:
+        return "assertThat(%d).isEqualTo(%d);" % (got, want)
+    if re.search(r"import\s+static\s+[\w.]+\.(?:Assert|Assertions)\.(?:\*|assertEquals)\s*;", text):
+        return "assertEquals(%d, %d);" % ((got, want) if testng else (want, got))
+    if testng:
+        return "org.testng.Assert.assertEquals(%d, %d);" % (got, want)
+    if "org.junit.jupiter" in text:
+        return "org.junit.jupiter.api.Assertions.assertEquals(%d, %d);" % (want, got)
+    return "org.junit.Assert.assertEquals(%d, %d);" % (want, got)
+
+
+def plant_sentinels(workspace, files, count, rng, runner=None):
+    """Add ``count`` sentinel tests to the graded test sources (``files``, the FAIL_TO_PASS ones first, in turn);
+    returns their node ids. Each is a ``void`` method annotated and declared as the test it precedes, named from
+    words of the file's own test methods, failing an equality assertion of two different integers in the file's
+    assertion style (``_sentinel_check``), put in front of one of the top-level class's tests chosen at random.
+    A file with no plain ``@Test`` method directly in its top-level class gets none."""
+    planted = []
+    files = [f for f in files if f.endswith(".java")]
+    for _, rel, path, text in core.sentinel_texts(workspace, files, count):
+        lines = text.splitlines(True)
+        depths = _depths(lines)
+        points = [n for n, line in enumerate(lines) if depths[n] == 1 and _TEST_LINE.match(line)]
+        outer = os.path.basename(rel)[:-len(".java")]
+        if not points or not re.search(r"\b(?:class|enum)\s+%s\b" % re.escape(outer), text):
+            continue
+        taken = set(m.group("name") for m in _METHOD.finditer(text))
+        words = [w.lower() for name in sorted(taken) for w in _WORD.findall(name) if w.lower() != "test"] or \
+            ["value", "case", "result"]
+        for _ in range(50):
+            name = rng.choice(words) + "".join(w.capitalize() for w in (rng.choice(words), rng.choice(
+                ["", "value", "case", "empty"])) if w)
+            if name not in taken and re.match(r"^[a-z_][\w]*$", name):
+                break
+        else:
+            continue
+        at = rng.choice(points)
+        found = _TEST_LINE.match(lines[at])
+        indent = found.group("indent")
+        declared = next((m for m in (_DECLARED.match(ln) for ln in lines[at + 1:at + 8]) if m), None)
+        modifiers = declared.group("mods") if declared else "public "
+        body = "%s@%s\n%s%svoid %s() {\n%s    %s\n%s}\n\n" % (
+            indent, found.group("ann"), indent, modifiers, name, indent, _sentinel_check(text, rng), indent)
+        lines.insert(at, body)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("".join(lines))
+        planted.append("%s::%s::%s" % (rel, outer, name))
+    return planted
