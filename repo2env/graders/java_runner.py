@@ -13,10 +13,10 @@ What a run trusts (the order of ``toolchain_verifier``):
 
 * every ``target`` folder of the build is removed first (compiled classes or reports the agent left there are
   never read) and made anew for the runner user, who can write nothing else of the workspace;
-* Maven runs from the image's toolchain with an environment built from nothing (``MAVEN_SKIP_RC``: no
-  ``mavenrc``; no ``MAVEN_OPTS``), a fresh home (no ``settings.xml``), offline, on a private copy of the local
-  repository the image's install filled (``m2``), with the checks that grade nothing switched off
-  (``MAVEN_FLAGS``);
+* Maven runs from the image's toolchain, started by the JDK's ``java`` itself (``maven_argv``: no shell, no
+  ``mavenrc``, no ``MAVEN_OPTS``), with an environment built from nothing, a fresh home (no ``settings.xml``),
+  offline, on a private copy of the local repository the image's install filled (``m2``), with the checks that
+  grade nothing switched off (``MAVEN_FLAGS``);
 * the reports are read only after every process of the runner user was killed, and a test's outcome is the
   worst of its reports; when the reports of a module disagree with the totals Maven printed for it (``Tests run:
   N, Failures: F, Errors: E, Skipped: S``: the Maven process counts what the forked test JVM told it, while the
@@ -148,6 +148,21 @@ def maven_env(toolchain, home):
             "TMPDIR": home, "JAVA_HOME": java_home, "MAVEN_SKIP_RC": "1", "LANG": "C.UTF-8"}
 
 
+def maven_argv(toolchain, workspace):
+    """The command that starts Maven the way its ``bin/mvn`` script does, without the script: the JDK's ``java``
+    with plexus-classworlds' launcher, so no shell, no ``mavenrc``, no ``MAVEN_OPTS`` and no ``.mvn/jvm.config``
+    take part (a replaced ``/bin/sh`` runs nothing of the grader's)."""
+    java_home = toolchain.get("java_home", DEFAULT_TOOLCHAIN["java_home"])
+    maven_home = toolchain.get("maven_home", DEFAULT_TOOLCHAIN["maven_home"])
+    boot = os.path.join(maven_home, "boot")
+    jars = sorted(n for n in (os.listdir(boot) if os.path.isdir(boot) else []) if n.startswith("plexus-classworlds"))
+    return [os.path.join(java_home, "bin", "java"), "-classpath", os.path.join(boot, jars[0] if jars else
+                                                                               "plexus-classworlds.jar"),
+            "-Dclassworlds.conf=%s/bin/m2.conf" % maven_home, "-Dmaven.home=" + maven_home,
+            "-Dlibrary.jansi.path=%s/lib/jansi-native" % maven_home,
+            "-Dmaven.multiModuleProjectDirectory=" + workspace, "org.codehaus.plexus.classworlds.launcher.Launcher"]
+
+
 def _as(runner_uid):
     return core._drop_privileges(runner_uid) if runner_uid is not None else None
 
@@ -178,9 +193,9 @@ def run_maven(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
     runner_uid = core.give_to_runner(scratch, runner_uid)
     folders = modules(workspace)
     fresh_targets(workspace, folders, runner_uid)
-    mvn = os.path.join(toolchain.get("maven_home", DEFAULT_TOOLCHAIN["maven_home"]), "bin", "mvn")
     classes = [c for c in (class_of(workspace, t) for t in targets) if c]
-    argv = [mvn, "-o", "-fae", "-Dmaven.repo.local=" + m2] + list(MAVEN_FLAGS) + list(TEST_FLAGS) + ["test"]
+    argv = maven_argv(toolchain, workspace) + ["-o", "-fae", "-Dmaven.repo.local=" + m2] + list(MAVEN_FLAGS) + \
+        list(TEST_FLAGS) + ["test"]
     if classes:
         argv.append("-Dtest=" + ",".join(sorted(set(classes))))
     console, code = "", 0
@@ -211,9 +226,9 @@ def run_maven(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
 
 
 def console_summaries(console):
-    """``[(tests, failures, errors, skipped) or None per module section]`` from the totals Maven printed after each module's
-    tests (the last ``Tests run:`` line without ``Time elapsed`` of each module's section, in build order), and
-    how many times its failure lists name each ``(class simple name, test method)``."""
+    """``([(tests, failures, errors, skipped) or None per module section], {(class simple name, test method):
+    count})``: the totals Maven printed after each module's tests (the last ``Tests run:`` line without ``Time
+    elapsed`` of each module's section, in build order) and how many times its failure lists name each method."""
     sections, current = [], None
     failed = {}
     in_results = False
@@ -264,10 +279,11 @@ def parse_reports(reports, console, workspace, targets=(), notes=None):
 
     ``outcomes``: node id (module docstring) -> passed / failed / error / skipped, the worst report of a test
     winning; every test of a module whose reports disagree with the totals Maven printed for it is failed, and so
-    is every case of a method Maven's failure list names more often than the reports fail it (module docstring). ``collection_errors``: the ``targets`` of which
-    no test was reported when the build failed (a test source that does not compile fails its whole module,
-    SWE-bench's rule for a module that cannot be imported), with javac's errors as ``messages``. ``notes``, when
-    a dict, gets ``{"failures": {node id: message and stack head}, "skipped": {node id: why}}``."""
+    is every case of a method Maven's failure list names more often than the reports fail it (module docstring).
+    ``collection_errors``: the ``targets`` of which no test was reported when the build failed (a test source
+    that does not compile fails its whole module, SWE-bench's rule for a module that cannot be imported), with
+    javac's errors as ``messages``. ``notes``, when a dict, gets ``{"failures": {node id: message and stack
+    head}, "skipped": {node id: why}}``."""
     outcomes, failures, skipped, cache = {}, {}, {}, {}
     per_module = {}
     for module in sorted(reports):

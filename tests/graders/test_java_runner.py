@@ -71,7 +71,8 @@ ID = TEST + "::CalcTest::"
 
 
 def _toolchain(m2: Path) -> dict:
-    java_home = Path(subprocess.run(["readlink", "-f", JAVAC], capture_output=True, text=True).stdout.strip()).parents[1]
+    java_home = Path(subprocess.run(["readlink", "-f", JAVAC], capture_output=True, text=True).stdout.strip())
+    java_home = java_home.parents[1]
     maven_home = subprocess.run([MVN, "-v"], capture_output=True, text=True).stdout
     maven_home = next(ln.split(": ", 1)[1] for ln in maven_home.splitlines() if ln.startswith("Maven home: "))
     return {"java_home": str(java_home), "maven_home": maven_home, "m2": str(m2)}

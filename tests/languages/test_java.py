@@ -20,7 +20,8 @@ def test_test_files_are_mavens_test_tree():
     assert files.is_test_path("core/src/test/resources/data.json")
     assert not files.is_test_path("src/main/java/com/x/Test.java")
     assert files.is_runnable("src/test/java/com/x/ATest.java", "class ATest {\n  @Test\n  void a() {}\n}\n")
-    assert not files.is_runnable("src/test/java/com/x/Helper.java", "class Helper {\n  static int x() { return 1; }\n}\n")
+    helper = "class Helper {\n  static int x() { return 1; }\n}\n"
+    assert not files.is_runnable("src/test/java/com/x/Helper.java", helper)
     assert files.is_runnable("src/test/java/com/x/OldTest.java", "public class OldTest extends TestCase {}")
     assert files.is_config_path(".mvn/maven.config") and files.is_config_path("core/pom.xml")
 

@@ -80,8 +80,8 @@ _JAVA_ASSERT = re.compile(r"\b(?P<how>assertEquals|assertSame|assertArrayEquals|
 _JAVA_SYMBOL = re.compile(r"cannot find symbol\s+symbol:\s+(?P<kind>method|class|variable)\s+(?P<name>\w+)"
                           r"(?:\((?P<params>[^)]*)\))?\s+location:\s+(?:class|interface|variable \w+ of type|package)"
                           r"\s+(?P<owner>[\w.$<>]+)")
-_JAVA_APPLIED = re.compile(r"method (?P<name>\w+) in (?:class|interface) (?P<owner>[\w.$<>]+) cannot be applied to given "
-                           r"types")
+_JAVA_APPLIED = re.compile(r"method (?P<name>\w+) in (?:class|interface) (?P<owner>[\w.$<>]+) cannot be applied "
+                           r"to given types")
 _NO_MEMBER = re.compile(r"(?P<expr>[\w.]+) undefined \(type (?P<type>[^)\s]+) has no field or method (?P<name>\w+)")
 
 

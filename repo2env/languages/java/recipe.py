@@ -2,9 +2,9 @@
 ``scripts/setup_docker.sh`` from this host's JDK and Maven; ``RepoEnvConfig.toolchain`` picks another), every
 plugin and dependency of the build resolved from Maven Central at image build time into the local repository
 ``/opt/r2e/m2`` (the versions are the ones the POMs name: Maven resolves no ranges by date), by running the build
-to its ``test`` phase once with a test filter that selects every class and no method (``test-compile`` alone,
-or a filter that selects no class, would not fetch Surefire's test-framework provider). The grader runs offline on a private copy of that repository and never
-trusts it beyond its recorded manifest."""
+to its ``test`` phase once with a test filter that selects every class and no method (``test-compile`` alone, or
+a filter that selects no class, would not fetch Surefire's test-framework provider). The grader runs offline on a
+private copy of that repository and never trusts it beyond its recorded manifest."""
 
 import shlex
 
