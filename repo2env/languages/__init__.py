@@ -17,11 +17,12 @@ Optional, for environments across history (``environment.ladder``; a language wi
 ``parse_messages`` (skip reasons, import errors and failure details from the structured results), ``setup_files`` and
 ``plan_from_proposal`` (the setup agent's view and its checked proposal).
 
-Optional, for languages beside Python (``go``, ``javascript``): ``detect_commit`` (``detect`` that may read the
-tree's files, e.g. ``package.json``), ``grader_config`` (keys the grader's ``config.json`` needs, e.g. its
-``runner``), ``grader_rules`` (the instruction's last paragraph: what grading resets and runs),
-``observed_behaviour`` (the observed problem from the runner's failure output) and ``test_source_suffixes``
-(which test files it reads).
+Optional, for languages beside Python (``go``, ``javascript``, ``rust``, ``java``): ``detect_commit`` (``detect``
+that may read the tree's files, e.g. ``package.json``), ``grader_config`` (keys the grader's ``config.json`` needs,
+e.g. its ``runner``), ``grader_rules`` (the instruction's last paragraph: what grading resets and runs),
+``observed_behaviour`` (the observed problem from the runner's failure output), ``test_source_suffixes`` (which
+test files it reads), ``refine_selection`` (FAIL_TO_PASS tests that failed only because their file did not build
+moved to PASS_TO_PASS) and ``split_source`` (a source file that holds both the fix and its tests).
 
 Only the languages asked about are imported. ``python`` is built in and is the fallback when no language
 recognises a tree (what repo2rlenv did before languages were pluggable).

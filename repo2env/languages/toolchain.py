@@ -1,6 +1,7 @@
-"""What the toolchain languages (Go, JavaScript/TypeScript, Rust) share: their grader (``graders/toolchain_verifier.py``
-with the language's runner module), its ``run`` command and results, the environment manifest of their image, and
-reading the host toolchain's version (what ``scripts/setup_docker.sh`` builds their image from)."""
+"""What the toolchain languages (Go, JavaScript/TypeScript, Rust, Java) share: their grader
+(``graders/toolchain_verifier.py`` with the language's runner module), its ``run`` command and results, the
+environment manifest of their image, and reading the host toolchain's version (what ``scripts/setup_docker.sh``
+builds their image from)."""
 
 import functools
 import json
