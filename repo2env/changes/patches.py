@@ -49,7 +49,7 @@ def split_change(repo_path, base: str, head: str, is_test_file: Callable[[str], 
     Raises ``GitError`` if either commit is missing.
     """
     full = gitrepo.diff(repo_path, base, head)
-    patch = PatchSet(full.splitlines(keepends=True))
+    patch = PatchSet(full)  # split at "\n" only, as git does (a line may hold "\r", "\f" or "\u2028")
     test_files, source_files, docs_ci, created, deleted, binary_tests = [], [], [], [], [], []
     mixed, gold_only = {}, {}
     added = removed = 0

@@ -55,6 +55,18 @@ def test_split_keeps_binary_and_crlf_bytes(new_repo, tmp_path):
     assert (clone / "pkg/mod.py").read_bytes() == b"x = 2\r\n"
 
 
+def test_split_reads_lines_holding_characters_python_splits_lines_at(new_repo):
+    # a lone "\r", a form feed, a vertical tab or U+2028 inside a line is no line end to git (a TOML parser's
+    # test data holds such bytes): the hunks still have the lengths their headers say
+    repo = new_repo()
+    odd = "a = 1\rb = 2\x0cc = 3\x0bd\u2028e\n"
+    base = commit_files(repo, "base", {"pkg/mod.py": "x = 1\n", "tests/data/odd.toml": odd})
+    head = commit_files(repo, "change", {"pkg/mod.py": "x = 2\n", "tests/data/odd.toml": odd + odd})
+    split = split_change(repo, base, head, is_test_path)
+    assert split.test_files == ("tests/data/odd.toml",) and split.source_files == ("pkg/mod.py",)
+    assert split.gold_lines_added == 1 and split.gold_lines_removed == 1
+
+
 @pytest.mark.parametrize("title", ['Revert "Add foo"', "Bump requests from 2.31 to 2.32", "Release 1.2.0", "v2.0.1",
                                    "Prepare release 3.1"])
 def test_revert_and_release_titles(title):
