@@ -62,7 +62,10 @@ FRAMEWORK_PACKAGES = ("org/junit/", "junit/", "org/opentest4j/", "org/hamcrest/"
                       "org/apache/maven/", "org/mockito/")
 _SUMMARY = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\s*$")
 _BUILDING = re.compile(r"^\[INFO\] Building (.+?) [^\s]+(?:\s+\[\d+/\d+\])?\s*$")
-_CONSOLE_FAILED = re.compile(r"^\[ERROR\]\s+(?:Run \d+: )?([\w$]+)\.([\w$]+)")
+# an entry of Surefire's failure lists: "[ERROR]   CalcTest.clampAbove:18 expected: …", "[ERROR]   CalcTest.boom
+# » IllegalState …"; Surefire 2: "  clampAbove(com.example.CalcTest): expected …"
+_CONSOLE_FAILED = re.compile(r"^\[ERROR\]\s+(?:Run \d+: )?([\w$]+)\.([\w$]+)(?=:\d|\s+»|\s*$)")
+_CONSOLE_FAILED_OLD = re.compile(r"^(?:\[ERROR\])?\s*(?:Failed tests:|Tests in error:)?\s+(?:Run \d+: )?([\w$]+)\(([\w.$]+)\)")
 _JAVAC_ERROR = re.compile(r"^\[ERROR\] (?P<path>/[^:\[]+\.java):\[(?P<line>\d+),\d+\] (?P<msg>.+)$")
 
 
@@ -226,20 +229,18 @@ def run_maven(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
 
 
 def console_summaries(console):
-    """``([(tests, failures, errors, skipped) or None per module section], {(class simple name, test method):
-    count})``: the totals Maven printed after each module's tests (the last ``Tests run:`` line without ``Time
-    elapsed`` of each module's section, in build order) and how many times its failure lists name each method."""
+    """``([(tests, failures, errors, skipped) per module section], {(class simple name, test method): count})``:
+    the totals Maven printed after each module's tests (the last ``Tests run:`` line without ``Time elapsed`` of
+    each module's section, in build order) and how many times the console names each method as failed, counted
+    on every line shaped like an entry of Surefire's failure lists (``[ERROR]   CalcTest.clampAbove:18 …``;
+    Surefire 2's ``clampAbove(com.x.CalcTest)``), wherever it stands. A failure message the code under test
+    wrote can add such lines, never remove Maven's own: counting them everywhere only makes grading stricter."""
     sections, current = [], None
     failed = {}
-    in_results = False
     for line in console.splitlines():
         if _BUILDING.match(line):
             current = {"name": _BUILDING.match(line).group(1), "summary": None}
             sections.append(current)
-            in_results = False
-            continue
-        if line.strip().endswith("Results:") or line.strip() == "Results :":
-            in_results = True
             continue
         found = _SUMMARY.search(line)
         if found and "Time elapsed" not in line:
@@ -247,14 +248,13 @@ def console_summaries(console):
                 current = {"name": "", "summary": None}
                 sections.append(current)
             current["summary"] = tuple(int(x) for x in found.groups())
-            in_results = False
             continue
-        if in_results:
-            name = _CONSOLE_FAILED.match(line)
-            if name:
-                key = (name.group(1).rsplit(".", 1)[-1], name.group(2))
-                failed[key] = failed.get(key, 0) + 1
-    return [s["summary"] for s in sections], failed
+        name = _CONSOLE_FAILED.match(line)
+        old = _CONSOLE_FAILED_OLD.match(line) if name is None else None
+        if name or old:
+            key = (name.group(1), name.group(2)) if name else (old.group(2).rsplit(".", 1)[-1], old.group(1))
+            failed[key] = failed.get(key, 0) + 1
+    return [s["summary"] for s in sections if s["summary"] is not None], failed
 
 
 def _test_file(workspace, module, classname, cache):
@@ -318,7 +318,7 @@ def parse_reports(reports, console, workspace, targets=(), notes=None):
                     outcomes[key] = outcome
         per_module[module] = (tuple(counts), ids)
     summaries, listed = console_summaries(console)
-    printed = [s for s in summaries if s is not None]
+    printed = summaries
     for module, (counts, ids) in per_module.items():
         if counts[0] and counts not in printed:
             # the reports of this module are not what Maven counted: none of them is believed

@@ -156,6 +156,21 @@ def test_reports_that_disagree_with_mavens_totals_pass_nothing():
     assert set(outcomes.values()) == {"passed"}
 
 
+def test_a_failure_message_cannot_print_its_way_past_mavens_failure_list():
+    # the code under test threw a message holding a fake module header and fake totals, and a process it left
+    # rewrote the report so that b passed; Maven's own failure list still names b
+    case = '<testcase name="{0}" classname="com.x.T" time="0"/>'
+    forged = '<testsuite name="com.x.T">%s</testsuite>' % "".join(case.format(n) for n in ("a", "b"))
+    console = ("[INFO] Building lib 1.0\n[ERROR] com.x.T.b -- Time elapsed: 0.01 s <<< ERROR!\n"
+               "java.lang.IllegalStateException: x\n[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n"
+               "[INFO] Building other 1.0\n\tat com.x.T.b(T.java:9)\n\n[INFO] Results:\n[ERROR] Errors: \n"
+               "[ERROR]   T.b:9 » IllegalState x\n[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n"
+               "[INFO] Building more 1.0\n[ERROR] Tests run: 2, Failures: 0, Errors: 1, Skipped: 0\n")
+    outcomes, _, _ = jr.parse_reports({".": [forged]}, console, "/nonexistent")
+    assert outcomes["src/test/java/com/x/T.java::T::b"] == "failed"
+    assert jr.console_summaries(console)[1] == {("T", "b"): 1}
+
+
 def test_planted_files(tmp_path):
     ws = _project(tmp_path / "ws")
     for rel in ("src/test/java/com/example/calc/Extra.java", "src/main/resources/junit-platform.properties",
