@@ -65,7 +65,8 @@ _BUILDING = re.compile(r"^\[INFO\] Building (.+?) [^\s]+(?:\s+\[\d+/\d+\])?\s*$"
 # an entry of Surefire's failure lists: "[ERROR]   CalcTest.clampAbove:18 expected: …", "[ERROR]   CalcTest.boom
 # » IllegalState …"; Surefire 2: "  clampAbove(com.example.CalcTest): expected …"
 _CONSOLE_FAILED = re.compile(r"^\[ERROR\]\s+(?:Run \d+: )?([\w$]+)\.([\w$]+)(?=:\d|\s+»|\s*$)")
-_CONSOLE_FAILED_OLD = re.compile(r"^(?:\[ERROR\])?\s*(?:Failed tests:|Tests in error:)?\s+(?:Run \d+: )?([\w$]+)\(([\w.$]+)\)")
+_CONSOLE_FAILED_OLD = re.compile(r"^(?:\[ERROR\])?\s*(?:Failed tests:|Tests in error:)?\s+(?:Run \d+: )?([\w$]+)"
+                                 r"\(([\w.$]+)\)")
 _JAVAC_ERROR = re.compile(r"^\[ERROR\] (?P<path>/[^:\[]+\.java):\[(?P<line>\d+),\d+\] (?P<msg>.+)$")
 
 
