@@ -18,10 +18,17 @@ What a run trusts (the order of ``toolchain_verifier``):
   offline, on a private copy of the local repository the image's install filled (``m2``), with the checks that
   grade nothing switched off (``MAVEN_FLAGS``);
 * the reports are read only after every process of the runner user was killed, and a test's outcome is the
-  worst of its reports; when the reports of a module disagree with the totals Maven printed for it (``Tests run:
-  N, Failures: F, Errors: E, Skipped: S``: the Maven process counts what the forked test JVM told it, while the
-  reports are files the runner user can write), none of that module's tests passed, and when Maven's failure list
-  names a test method more often than the reports hold failures of it, none of its cases passed.
+  worst of its reports and of Maven's own console, whose reporter prints a line for every failed test
+  (``… -- Time elapsed: … <<< FAILURE!``): a failure Maven printed is a failure; a run whose test JVM crashed or
+  timed out passes nothing; when the reports of a module disagree with the totals Maven printed for it
+  (``Tests run: N, Failures: F, Errors: E, Skipped: S``: the Maven process counts what the forked test JVM told
+  it, while the reports are files the runner user can write), none of that module's tests passed, and when
+  Maven's failure list names a test method more often than the reports hold failures of it, none of its cases
+  passed. Printed text can add failures, never take Maven's own lines away: a failure message the code under test
+  writes only makes grading stricter;
+* every file a run must not see is removed first (``planted``), wherever it is: compiled code and new symlinks,
+  JUnit's, TestNG's, Maven's and javac's service registrations and configuration, and a source declaring a test
+  framework's package.
 """
 
 import os
@@ -60,7 +67,17 @@ SKIP_DIRS = (".git", "target", "node_modules")
 # framework's own (the main classes come first on the test classpath)
 FRAMEWORK_PACKAGES = ("org/junit/", "junit/", "org/opentest4j/", "org/hamcrest/", "org/assertj/", "org/testng/",
                       "org/apache/maven/", "org/mockito/")
-_SUMMARY = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)\s*$")
+# service registrations the test frameworks, Maven and javac load from the classpath (listeners, extensions,
+# engines, annotation processors): a new one is planted
+SERVICE_PREFIXES = ("org.junit", "org.testng", "org.apache.maven", "org.opentest4j", "javax.annotation.processing",
+                    "org.mockito", "org.assertj", "net.bytebuddy")
+_SUMMARY = re.compile(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(?:, Flakes: \d+)?\s*$")
+# the line Maven's reporter prints for each failed test (Surefire 3: "com.x.T.m(int)[1] -- Time elapsed: …";
+# Surefire 2: "m(com.x.T)  Time elapsed: …")
+_CASE_FAILED = re.compile(r"^(?:\[ERROR\] )?(?P<subject>\S.*?)\s+(?:-- )?Time elapsed: [\d.,]+ s(?:ec)?\s+<<< "
+                          r"(?:FAILURE|ERROR)!\s*$")
+_FORK_BROKEN = ("The forked VM terminated", "There was a timeout in the fork", "There was an error in the forked",
+                "Crashed tests:", "ExecutionException")
 _BUILDING = re.compile(r"^\[INFO\] Building (.+?) [^\s]+(?:\s+\[\d+/\d+\])?\s*$")
 # an entry of Surefire's failure lists: "[ERROR]   CalcTest.clampAbove:18 expected: …", "[ERROR]   CalcTest.boom
 # » IllegalState …"; Surefire 2: "  clampAbove(com.example.CalcTest): expected …"
@@ -76,7 +93,7 @@ def is_config_path(rel):
     parts = rel.split("/")
     if parts[-1] in CONFIG_NAMES or ".mvn" in parts[:-1]:
         return True
-    return "META-INF/services/" in rel and parts[-1].startswith(("org.junit", "org.testng", "org.apache.maven"))
+    return "META-INF/services/" in rel and parts[-1].startswith(SERVICE_PREFIXES)
 
 
 def _walk(workspace):
@@ -93,29 +110,56 @@ def is_test_source(rel):
     return rel.endswith(".java") and "/src/test/" in "/" + rel
 
 
-def _shadows_framework(rel):
-    """A class file or Java source outside the test tree in a test framework's package (``FRAMEWORK_PACKAGES``)."""
-    if not rel.endswith((".java", ".class")):
+def _package(path):
+    """The package a Java source declares (its ``package`` line), or ""."""
+    data = core.read_regular(path, 4 * 1024 * 1024) or b""
+    found = re.search(rb"^\s*package\s+([\w.]+)\s*;", data, re.MULTILINE)
+    return found.group(1).decode("ascii", "replace") if found else ""
+
+
+def owned_packages(base_files):
+    """The packages of ``FRAMEWORK_PACKAGES`` the repository's own tree holds at the base commit (a Maven plugin's
+    ``org/apache/maven/``, JUnit's own ``org/junit/``): new classes there are the repository's, never a shadow."""
+    return tuple(p for p in FRAMEWORK_PACKAGES if any("/" + p in "/" + rel for rel in base_files or ()))
+
+
+def _shadows_framework(workspace, rel, owned):
+    """A Java source or compiled class that would stand in a test framework's package (``FRAMEWORK_PACKAGES``,
+    less ``owned``) on the test classpath: a ``.java`` file by the package it declares (javac does not care where
+    the file is), any ``.class`` or ``.jar`` file (compiled code never belongs to a change)."""
+    if rel.endswith((".class", ".jar")):
+        return True
+    if not rel.endswith(".java"):
         return False
-    for marker in ("/java/", "/classes/", "/resources/"):
-        at = ("/" + rel).rfind(marker)
-        if at >= 0:
-            return ("/" + rel)[at + len(marker):].startswith(FRAMEWORK_PACKAGES)
-    return False
+    declared = _package(os.path.join(workspace, rel)).replace(".", "/") + "/"
+    return declared.startswith(FRAMEWORK_PACKAGES) and not declared.startswith(owned)
 
 
 def planted(workspace, base_files, overlay_paths):
     """Files to remove before a run (``toolchain_verifier`` step 3), when neither in the base commit's tree nor
-    written by the overlay: test sources and anything else under ``src/test``, build and test configuration
-    (``is_config_path``), and classes in a test framework's package (``_shadows_framework``). Sorted."""
+    written by the overlay, wherever they are (every folder is looked into, ``node_modules`` and ``target`` too;
+    a symlink is never followed): anything under a ``src/test`` folder, build and test configuration
+    (``is_config_path``), a symlink, and a class in a test framework's package or compiled code
+    (``_shadows_framework``). Sorted."""
     known = set(base_files or {}) | set(overlay_paths)
+    owned = owned_packages(base_files)
     found = []
-    for rel in _walk(workspace):
-        if rel in known:
+    for rel in core._walk(workspace):
+        if rel in known or _module_target(workspace, rel):
             continue
-        if "/src/test/" in "/" + rel or is_config_path(rel) or _shadows_framework(rel):
+        if "/src/test/" in "/" + rel or is_config_path(rel) or os.path.islink(os.path.join(workspace, rel)) or \
+                _shadows_framework(workspace, rel, owned):
             found.append(rel)
     return sorted(found)
+
+
+def _module_target(workspace, rel):
+    """Whether ``rel`` is inside a module's ``target`` folder (``fresh_targets`` removes it whole)."""
+    parts = rel.split("/")
+    for n, part in enumerate(parts[:-1]):
+        if part == "target" and os.path.isfile(os.path.join(workspace, *(parts[:n] + ["pom.xml"]))):
+            return not os.path.islink(os.path.join(workspace, *parts[:n + 1]))
+    return False
 
 
 def modules(workspace):
@@ -279,14 +323,16 @@ def parse_reports(reports, console, workspace, targets=(), notes=None):
     """Outcomes of ``run_maven``: ``(outcomes, collection_errors, messages)``.
 
     ``outcomes``: node id (module docstring) -> passed / failed / error / skipped, the worst report of a test
-    winning; every test of a module whose reports disagree with the totals Maven printed for it is failed, and so
-    is every case of a method Maven's failure list names more often than the reports fail it (module docstring).
+    winning, and a test whose failure Maven's reporter printed failing whatever its report says; nothing passes
+    in a run whose test JVM crashed or timed out; every test of a module whose reports disagree with the totals
+    Maven printed for it is failed, and so is every case of a method Maven's failure list names more often than
+    the reports fail it (module docstring).
     ``collection_errors``: the ``targets`` of which no test was reported when the build failed (a test source
     that does not compile fails its whole module, SWE-bench's rule for a module that cannot be imported), with
     javac's errors as ``messages``. ``notes``, when a dict, gets ``{"failures": {node id: message and stack
     head}, "skipped": {node id: why}}``."""
     outcomes, failures, skipped, cache = {}, {}, {}, {}
-    per_module = {}
+    per_module, by_subject = {}, {}
     for module in sorted(reports):
         counts = [0, 0, 0, 0]
         ids = []
@@ -300,6 +346,8 @@ def parse_reports(reports, console, workspace, targets=(), notes=None):
                 classname, name = case.get("classname") or "", case.get("name") or ""
                 path = _test_file(workspace, module, classname, cache)
                 key = "%s::%s::%s" % (path, classname.rsplit(".", 1)[-1], name)
+                by_subject["%s.%s" % (classname, name)] = key  # how Maven's reporter names it (Surefire 3)
+                by_subject["%s(%s)" % (name, classname)] = key  # (Surefire 2)
                 outcome = "passed"
                 for tag, said in (("error", "error"), ("failure", "failed"), ("skipped", "skipped"),
                                   ("rerunFailure", "failed"), ("rerunError", "error")):
@@ -326,6 +374,18 @@ def parse_reports(reports, console, workspace, targets=(), notes=None):
             for key in ids:
                 outcomes[key] = "failed"
                 failures.setdefault(key, "the test reports disagree with the totals Maven printed")
+    for line in console.splitlines():
+        found = _CASE_FAILED.match(line)
+        key = by_subject.get(found.group("subject")) if found else None
+        if key is not None and outcomes[key] in ("passed", "skipped"):
+            # Maven's reporter printed this test's failure: no report file says otherwise
+            outcomes[key] = "failed"
+            failures.setdefault(key, "Maven reported the test failed; its report says it did not")
+    if any(marker in console for marker in _FORK_BROKEN):
+        # the test JVM crashed, timed out or was cut off: its reports are not Maven's record of a finished run
+        for key in outcomes:
+            outcomes[key] = "failed" if outcomes[key] != "error" else "error"
+            failures.setdefault(key, "the forked test JVM did not finish")
     cases = {}
     for key in outcomes:
         cls, name = key.split("::")[1:3]

@@ -173,14 +173,51 @@ def test_a_failure_message_cannot_print_its_way_past_mavens_failure_list():
 
 def test_planted_files(tmp_path):
     ws = _project(tmp_path / "ws")
-    for rel in ("src/test/java/com/example/calc/Extra.java", "src/main/resources/junit-platform.properties",
-                "src/main/resources/META-INF/services/org.junit.jupiter.api.extension.Extension", ".mvn/maven.config",
-                "src/main/java/org/junit/jupiter/api/Assertions.java", "src/main/java/com/example/calc/New.java",
-                "sub/pom.xml"):
+    shadow = "package org.junit.jupiter.api;\n\nclass AssertionFailureBuilder {}\n"
+    for rel, text in (("src/test/java/com/example/calc/Extra.java", "x"),
+                      ("src/main/resources/junit-platform.properties", "x"),
+                      ("src/main/resources/META-INF/services/org.junit.jupiter.api.extension.Extension", "x"),
+                      ("src/main/resources/META-INF/services/javax.annotation.processing.Processor", "x"),
+                      (".mvn/maven.config", "x"), ("sub/pom.xml", "x"),
+                      # a framework class told by the package it declares, wherever the file is
+                      ("src/main/java/com/example/calc/Builder.java", shadow),
+                      ("src/test/java/node_modules/org/junit/jupiter/api/B.java", shadow),
+                      ("node_modules/res/junit-platform.properties", "x"),
+                      ("src/main/resources/evil/Skip.class", "x"), ("lib/evil.jar", "x"),
+                      # the agent's own new code stays
+                      ("src/main/java/com/example/calc/New.java", "package com.example.calc;\n"),
+                      ("target/classes/Compiled.class", "x")):
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-        (ws / rel).write_text("x\n")
+        (ws / rel).write_text(text)
+    (ws / "docs").symlink_to(ws / "node_modules" / "res")
     base = {"pom.xml": "", TEST: "", "src/main/java/com/example/calc/Calc.java": ""}
     assert jr.planted(str(ws), base, []) == [
-        ".mvn/maven.config", "src/main/java/org/junit/jupiter/api/Assertions.java",
+        ".mvn/maven.config", "docs", "lib/evil.jar", "node_modules/res/junit-platform.properties",
+        "src/main/java/com/example/calc/Builder.java",
+        "src/main/resources/META-INF/services/javax.annotation.processing.Processor",
         "src/main/resources/META-INF/services/org.junit.jupiter.api.extension.Extension",
-        "src/main/resources/junit-platform.properties", "src/test/java/com/example/calc/Extra.java", "sub/pom.xml"]
+        "src/main/resources/evil/Skip.class", "src/main/resources/junit-platform.properties",
+        "src/test/java/com/example/calc/Extra.java", "src/test/java/node_modules/org/junit/jupiter/api/B.java",
+        "sub/pom.xml"]
+    # a repository whose own code is in a framework's package (a Maven plugin) keeps its new classes
+    plugin = "package org.apache.maven.plugins.foo;\n"
+    (ws / "src/main/java/org/apache/maven/plugins/foo").mkdir(parents=True)
+    (ws / "src/main/java/org/apache/maven/plugins/foo/NewHelper.java").write_text(plugin)
+    owned = dict(base, **{"src/main/java/org/apache/maven/plugins/foo/FooMojo.java": ""})
+    assert "src/main/java/org/apache/maven/plugins/foo/NewHelper.java" not in jr.planted(str(ws), owned, [])
+
+
+def test_a_failure_mavens_reporter_printed_is_a_failure_whatever_the_report_says():
+    case = '<testcase name="{0}" classname="com.x.T" time="0"/>'
+    forged = '<testsuite name="com.x.T">%s</testsuite>' % "".join(case.format(n) for n in ("a", "b(int)[1]"))
+    console = ("[ERROR] com.x.T.b(int)[1] -- Time elapsed: 0.01 s <<< FAILURE!\n"
+               "[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n")
+    outcomes, _, _ = jr.parse_reports({".": [forged]}, console, "/nonexistent")
+    assert outcomes == {"src/test/java/com/x/T.java::T::a": "passed",
+                        "src/test/java/com/x/T.java::T::b(int)[1]": "failed"}
+    crashed = console + "[ERROR] The forked VM terminated without properly saying goodbye. VM crash?\n"
+    outcomes, _, _ = jr.parse_reports({".": [forged]}, crashed, "/nonexistent")
+    assert set(outcomes.values()) == {"failed"}
+    flaky = "[WARNING] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Flakes: 1\n"
+    outcomes, _, _ = jr.parse_reports({".": [forged]}, flaky, "/nonexistent")
+    assert set(outcomes.values()) == {"passed"}  # a rerun that passed is a pass, as Surefire counts it
