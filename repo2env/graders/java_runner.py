@@ -514,10 +514,106 @@ def _sentinel_check(text, rng):
     return "org.junit.Assert.assertEquals(%d, %d);" % (want, got)
 
 
+_ASSERT_LINE = re.compile(r"^\s*(?P<call>(?:(?:org\.junit\.(?:jupiter\.api\.Assertions|Assert)|Assertions|Assert)\.)?"
+                          r"assertEquals)\((?P<args>.*)\);\s*$")
+_ASSERTJ_LINE = re.compile(r"^\s*(?P<head>(?:Assertions\.)?assertThat\((?P<expr>.*)\)\.isEqualTo)\((?P<want>[^()]*)\);"
+                           r"\s*$")
+_LITERAL = re.compile(r'^(?:-?\d+[lL]?|"(?:[^"\\]|\\.)*"|true|false)$')
+_KEYWORDS = {"new", "true", "false", "null", "this", "super", "int", "long", "double", "float", "char", "byte",
+             "short", "boolean", "class"}
+
+
+def _arguments(text):
+    """The top-level comma-separated parts of an argument list (parentheses, brackets, braces and string or
+    char literals respected)."""
+    parts, depth, current, quote, i = [], 0, "", None, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            current += ch
+            if ch == "\\" and i + 1 < len(text):
+                current += text[i + 1]
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote, current = ch, current + ch
+        elif ch in "([{":
+            depth, current = depth + 1, current + ch
+        elif ch in ")]}":
+            depth, current = depth - 1, current + ch
+        elif ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+        i += 1
+    return parts + [current.strip()]
+
+
+def _self_contained(expr, fields):
+    """Whether ``expr`` names no local variable: each identifier is a member (after ``.``), a call, a class or
+    constant (capitalised), a keyword, or one of the class's ``fields``."""
+    code = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', '""', expr)
+    for found in re.finditer(r"[A-Za-z_$][\w$]*", code):
+        name, before, after = found.group(0), code[:found.start()].rstrip(), code[found.end():].lstrip()
+        if before.endswith(".") or after.startswith("(") or name[0].isupper() or name in _KEYWORDS or \
+                name in fields or re.match(r"^\d", name):
+            continue
+        return False
+    return True
+
+
+def _perturbed(literal, rng):
+    """Another literal of the same kind: a number moved by 1-9, a string with a character more, a boolean
+    flipped."""
+    if literal in ("true", "false"):
+        return "false" if literal == "true" else "true"
+    if literal.startswith('"'):
+        return literal[:-1] + rng.choice("xyz_0") + '"'
+    suffix = literal[-1] if literal[-1] in "lL" else ""
+    value = int(literal.rstrip("lL")) + rng.choice([-1, 1]) * rng.randint(1, 9)
+    return "%d%s" % (value, suffix)
+
+
+def _cloned_checks(lines, depths, text):
+    """``(line index, statement template, literal)`` of the file's own equality assertions that a method of the
+    top-level class could repeat (directly in a method of it, on a self-contained expression, against a
+    literal): JUnit's ``assertEquals(literal, expr)`` and AssertJ's ``assertThat(expr).isEqualTo(literal)``."""
+    fields = set(re.findall(r"^\s+(?:(?:private|protected|public|static|final)\s+)*[\w<>\[\],. ]+?\s+(\w+)\s*"
+                            r"(?:=[^=]|;)", text, re.MULTILINE))
+    found = []
+    for n, line in enumerate(lines):
+        if depths[n] != 2:
+            continue
+        junit = _ASSERT_LINE.match(line)
+        if junit and "org.testng" not in text:
+            args = _arguments(junit.group("args"))
+            if len(args) == 2 and _LITERAL.match(args[0]) and _self_contained(args[1], fields):
+                found.append((n, "%s(%%s, %s);" % (junit.group("call"), args[1]), args[0]))
+            continue
+        assertj = _ASSERTJ_LINE.match(line)
+        if assertj and _LITERAL.match(assertj.group("want").strip()) and _self_contained(assertj.group("expr"),
+                                                                                      fields):
+            found.append((n, "%s(%%s);" % assertj.group("head"), assertj.group("want").strip()))
+    return found
+
+
+def _throws_of(lines, at):
+    """The ``throws`` clause of the method declared last before line ``at`` ("" when it has none)."""
+    for line in reversed(lines[:at]):
+        found = re.search(r"\bvoid\s+[\w$]+\s*\([^)]*\)\s*(throws\s+[\w.,\s]+?)?\s*\{", line)
+        if found:
+            return " " + found.group(1).strip() if found.group(1) else ""
+    return ""
+
+
 def plant_sentinels(workspace, files, count, rng, runner=None):
     """Add ``count`` sentinel tests to the graded test sources (``files``, the FAIL_TO_PASS ones first, in turn);
     returns their node ids. Each is a ``void`` method annotated and declared as the test it precedes, named from
-    words of the file's own test methods, failing an equality assertion of two different integers in the file's
+    words of the file's own test methods, repeating one of the file's own equality assertions with another
+    expected value (``_cloned_checks``: the sentinel calls the code under test the way a graded test does, so its
+    bytecode does not tell it apart), else failing an equality assertion of two different integers in the file's
     assertion style (``_sentinel_check``), put in front of one of the top-level class's tests chosen at random.
     A file with no plain ``@Test`` method directly in its top-level class gets none."""
     planted = []
@@ -544,8 +640,14 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
         indent = found.group("indent")
         declared = next((m for m in (_DECLARED.match(ln) for ln in lines[at + 1:at + 8]) if m), None)
         modifiers = declared.group("mods") if declared else "public "
-        body = "%s@%s\n%s%svoid %s() {\n%s    %s\n%s}\n\n" % (
-            indent, found.group("ann"), indent, modifiers, name, indent, _sentinel_check(text, rng), indent)
+        clones = _cloned_checks(lines, depths, text)
+        if clones:  # one of the file's own checks, another expected value: it calls the code under test too
+            line_at, template, literal = rng.choice(clones)
+            check, throws = template % _perturbed(literal, rng), _throws_of(lines, line_at)
+        else:
+            check, throws = _sentinel_check(text, rng), ""
+        body = "%s@%s\n%s%svoid %s()%s {\n%s    %s\n%s}\n\n" % (
+            indent, found.group("ann"), indent, modifiers, name, throws, indent, check, indent)
         lines.insert(at, body)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("".join(lines))

@@ -134,6 +134,8 @@ def test_sentinels_fail_in_the_files_own_style(project):
     text = (ws / TEST).read_text()
     assert "org.junit" not in text.split("class CalcTest")[1]  # statically imported assertEquals, as the file does
     assert "    public void" not in text  # declared as the file declares its tests
+    # each repeats one of the file's own checks of the code under test with another expected value
+    assert text.count("Calc.clamp(") == CALC_TEST.count("Calc.clamp(") + 3
     _, _, outcomes, _, _, _, _ = jr.run(str(ws), [TEST], 600, tc)
     assert all(outcomes[s] == "failed" for s in planted) and outcomes[ID + "clampInside"] == "passed"
 
