@@ -25,6 +25,32 @@ def host_version(argv: tuple[str, ...], pattern: str, default: str) -> str:
     return found.group(1) if found else default
 
 
+def braced_source(text: str, start: int, quotes: str = '"') -> str | None:
+    """``text`` from ``start`` (a declaration) to the ``}`` that closes the first ``{`` after it, braces inside
+    string literals (delimited by any of ``quotes``: Rust's ``'`` is a lifetime as often as a char) and ``//``
+    comments ignored; None when the braces do not close."""
+    depth, opened, i = 0, False, start
+    # a string may span lines (Rust's do), a char literal may not
+    literal = {q: re.compile(r"%s(?:[^%s\\%s]|\\.)*%s" % (q, q, "" if q == '"' else "\n", q), re.S) for q in quotes}
+    while i < len(text):
+        ch = text[i]
+        if ch in literal:
+            end = literal[ch].match(text, i)
+            i = end.end() if end else i + 1
+            continue
+        if text.startswith("//", i):
+            i = text.find("\n", i) if text.find("\n", i) >= 0 else len(text)
+            continue
+        if ch == "{":
+            depth, opened = depth + 1, True
+        elif ch == "}":
+            depth -= 1
+            if opened and depth == 0:
+                return text[start:i + 1]
+        i += 1
+    return None
+
+
 def move_unbuilt(selection, before: list, unchanged):
     """``selection`` with the FAIL_TO_PASS tests that failed only because their file or target did not build with
     the new tests (the node id's file a collection error in every run ``before`` the fix) and that the test patch

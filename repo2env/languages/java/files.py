@@ -12,6 +12,7 @@ import re
 from pathlib import PurePosixPath
 
 from repo2env.graders.java_runner import CONFIG_NAMES, is_config_path
+from repo2env.languages.toolchain import braced_source
 
 __all__ = ["CONFIG_NAMES", "is_config_path", "is_test_path", "is_runnable", "method_source", "same_method"]
 
@@ -40,24 +41,7 @@ def method_source(text: str, name: str) -> str | None:
                                              text)]
     if len(starts) != 1:
         return None
-    depth, opened, i = 0, False, starts[0]
-    while i < len(text):
-        ch = text[i]
-        if ch in "\"'":
-            end = re.compile(r"%s(?:[^%s\\\n]|\\.)*%s" % (ch, ch, ch)).match(text, i)
-            i = end.end() if end else i + 1
-            continue
-        if text.startswith("//", i):
-            i = text.find("\n", i) if text.find("\n", i) >= 0 else len(text)
-            continue
-        if ch == "{":
-            depth, opened = depth + 1, True
-        elif ch == "}":
-            depth -= 1
-            if opened and depth == 0:
-                return text[starts[0]:i + 1]
-        i += 1
-    return None
+    return braced_source(text, starts[0], "\"'")
 
 
 def same_method(before: str, after: str, name: str) -> bool:

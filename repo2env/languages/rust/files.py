@@ -11,6 +11,7 @@ import re
 from pathlib import PurePosixPath
 
 from repo2env.graders.rust_runner import CONFIG_NAMES
+from repo2env.languages.toolchain import braced_source
 
 __all__ = ["CONFIG_NAMES", "is_test_path", "is_runnable", "function_source", "same_function"]
 
@@ -40,24 +41,7 @@ def function_source(text: str, name: str) -> str | None:
     starts = [m.start() for m in re.finditer(r"\bfn\s+%s\s*[<(]" % re.escape(name), text)]
     if len(starts) != 1:
         return None
-    depth, opened, i = 0, False, starts[0]
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':
-            end = re.compile(r'"(?:[^"\\]|\\.)*"', re.S).match(text, i)
-            i = end.end() if end else i + 1
-            continue
-        if text.startswith("//", i):
-            i = text.find("\n", i) if text.find("\n", i) >= 0 else len(text)
-            continue
-        if ch == "{":
-            depth, opened = depth + 1, True
-        elif ch == "}":
-            depth -= 1
-            if opened and depth == 0:
-                return text[starts[0]:i + 1]
-        i += 1
-    return None
+    return braced_source(text, starts[0])
 
 
 def same_function(before: str, after: str, name: str) -> bool:
