@@ -318,6 +318,17 @@ def _java_subject(line: str, testng: bool) -> str | None:
     return None if found is None else line[found.start():].rstrip().rstrip(";")
 
 
+def _java_local_type(before: list[str], name: str) -> str | None:
+    """The declared type of the local variable ``name`` in the lines ``before`` a test line (the nearest
+    ``Type name =``; ``var name = new Type(...)``), or None."""
+    for line in reversed(before[-60:]):
+        found = re.search(r"\b(?P<type>[A-Z][\w$.]*(?:<[^=;]*>)?)\s+%s\s*=" % re.escape(name), line) or \
+            re.search(r"\bvar\s+%s\s*=\s*new\s+(?P<type>[A-Z][\w$.]*)" % re.escape(name), line)
+        if found:
+            return found.group("type").split("<", 1)[0].rsplit(".", 1)[-1]
+    return None
+
+
 def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool) -> str | None:
     """A Java failure: the test line of the stack trace (a frame in one of the test sources), the call it asserts
     on, and what the runner said: an assertion's expected and actual values, or an exception thrown by the code
@@ -336,7 +347,15 @@ def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: boo
     found = re.fullmatch(_CALL, subject or "")
     if found is None:
         return None
-    call = writer.call(subject, found.group("args"))
+    receiver = re.match(r"([a-z_$][\w$]*)\.(?=[\w$]+\()", subject)
+    kind = _java_local_type(source_lines[:number - 1], receiver.group(1)) if receiver else None
+    if kind and not writer.names_tests(kind):
+        # a test's own variable says nothing to a reader: the call is told on its type ("on a `Parser`")
+        method = re.fullmatch(_CALL, subject[receiver.end():])
+        call = writer.call(method.group("call"), method.group("args")) if method else None
+        call = f"{call} on {'an' if kind[0] in 'AEIOU' else 'a'} `{kind}`" if call else None
+    else:
+        call = writer.call(subject, found.group("args"))
     if call is None:
         return None
     head = "\n".join(ln for ln in lines if not _JAVA_FRAME.match(ln))
