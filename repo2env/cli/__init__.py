@@ -4,6 +4,7 @@ merge), ``clean`` (clean); ``app`` holds the group and the output contract (stdo
 codes). The only place that prints or exits: library errors (``R2EError``) become one line on stderr and their
 exit code."""
 
+import signal
 import sys
 
 import rich_click as click
@@ -43,5 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _terminate_as_interrupt(signum, frame) -> None:
+    """SIGTERM (a service manager stopping a nightly, ``kill``) ends a run the way Ctrl-C does: the same clean-up
+    (no staged bundle, lock file or half-written state left) and exit code 130."""
+    raise KeyboardInterrupt
+
+
 def console_main() -> None:  # pragma: no cover - the console script
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     sys.exit(main())

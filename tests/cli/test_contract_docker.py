@@ -126,3 +126,24 @@ def test_logs_and_kept_bundles_of_a_candidate(docker_client, demo_repo, tmp_path
         assert abs(sum(entry["timings"].values()) - entry["seconds"]) < 0.5, entry
     summary = json.loads(stdout)
     assert summary["stages"]["test runs"] >= spent["pr#5"]["test runs"] > 0
+
+
+def test_sigterm_ends_a_run_like_ctrl_c(docker_client, demo_repo, tmp_path):
+    # a service manager stopping a nightly sends SIGTERM: the run ends with 130 and leaves no lock or staged bundle
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "tasks"
+    proc = subprocess.Popen([sys.executable, "-m", "repo2env.cli", "-q", "generate", "--pipeline", "pr_runtime",
+                             str(demo_repo), "--out", str(out), "--pr", "5", "--no-probes"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while not (tmp_path / "tasks.logs").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    time.sleep(3)  # inside the candidate's image build or test runs
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err.decode()[-500:]
+    assert not locks.lock_path(out).exists() and not (tmp_path / "tasks.staging").exists()
