@@ -10,8 +10,9 @@
 #   4. one toolchain image per other language whose toolchain this host has (R2E_TOOLCHAINS, default
 #      "go node rust java"): r2e/go:<major.minor> from R2E_GO_HOME (default: `go env GOROOT`), r2e/node:<major> from
 #      this host's node and npm, r2e/rust:<major.minor> from R2E_RUST_HOME (default: `rustc --print sysroot`)
-#      with Debian's gcc for linking, r2e/java:<feature version> from R2E_JAVA_HOME and R2E_MAVEN_HOME (default: the
-#      JDK of `javac` and the Maven of `mvn`); each left out with one line when the host lacks it;
+#      with Debian's gcc for linking, r2e/java:<feature version> from R2E_JAVA_HOME (default: the JDK of `javac`)
+#      with Maven R2E_MAVEN_VERSION (default 3.9.16, fetched from Maven Central by the host's `mvn`; R2E_MAVEN_HOME
+#      for a Maven folder instead); each left out with one line when the host lacks it;
 #   5. with --compose, `docker compose` v2 is available (needed only by Harbor itself).
 #
 # The stand-in carries the same tag as the real image, so the bundles a user gets are identical either way.
@@ -228,25 +229,40 @@ ensure_toolchains() {
         local rver; rver=$("$sysroot/bin/rustc" --version | sed -n 's/^rustc \([0-9]*\.[0-9]*\).*/\1/p')
         ensure_toolchain_image rust "$rver" "$sysroot" /usr/local/rust /usr/local/rust/bin "gcc libc6-dev" ;;
       java)
-        # a JDK and Maven, their symlinks resolved (Debian's point into /etc and /usr/share/java), in /opt/r2e/java
-        local jdk="${R2E_JAVA_HOME:-}" mvn_home="${R2E_MAVEN_HOME:-}"
+        # a JDK (its symlinks resolved: Debian's point into /etc) and Maven R2E_MAVEN_VERSION, the binary
+        # distribution from Maven Central fetched by this host's mvn (current builds need Maven 3.9; Debian's is
+        # 3.8), in /opt/r2e/java/{jdk,maven}
+        local jdk="${R2E_JAVA_HOME:-}" mvn_ver="${R2E_MAVEN_VERSION:-3.9.16}"
         if [ -z "$jdk" ] && command -v javac >/dev/null 2>&1; then jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")"); fi
-        if [ -z "$mvn_home" ] && command -v mvn >/dev/null 2>&1; then
-          mvn_home=$(mvn -v 2>/dev/null | sed -n 's/^Maven home: //p' | head -n 1)
-        fi
-        if [ -z "$jdk" ] || [ ! -x "$jdk/bin/javac" ] || [ -z "$mvn_home" ] || [ ! -f "$mvn_home/bin/m2.conf" ]; then
+        if [ -z "$jdk" ] || [ ! -x "$jdk/bin/javac" ] || { [ -z "${R2E_MAVEN_HOME:-}" ] && ! command -v mvn >/dev/null 2>&1; }; then
           log "no JDK with Maven on this host (set R2E_JAVA_HOME and R2E_MAVEN_HOME, or apt-get install default-jdk-headless maven): Java repositories are skipped as toolchain_unavailable"
           continue
         fi
         local jver; jver=$("$jdk/bin/javac" -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p')
+        local want="Apache Maven"; [ -n "${R2E_MAVEN_HOME:-}" ] || want="Apache Maven $mvn_ver"
         if docker image inspect "r2e/java:$jver" >/dev/null 2>&1 && ! stale_standin "r2e/java:$jver"; then
-          log "r2e/java:$jver present"; continue
+          if docker run --rm "r2e/java:$jver" mvn -v 2>/dev/null | grep -q "$want"; then
+            log "r2e/java:$jver present"; continue
+          fi
+          log "r2e/java:$jver has another Maven: rebuilt, with the images built on it"
+          drop_built_on "r2e/java:$jver"
         fi
         local jtree; jtree=$(mktemp -d)
         mkdir -p "$jtree/jdk" "$jtree/maven"
         tar -C "$jdk" -chf - --exclude=./docs --exclude=./jmods --exclude=./man --exclude=./demo --exclude=./lib/src.zip . \
           | tar -C "$jtree/jdk" -xf -
-        tar -C "$mvn_home" -chf - --exclude=./man . | tar -C "$jtree/maven" -xf -
+        if [ -n "${R2E_MAVEN_HOME:-}" ]; then
+          tar -C "$R2E_MAVEN_HOME" -chf - --exclude=./man . | tar -C "$jtree/maven" -xf -
+        else
+          local dist="$CACHE/apache-maven-$mvn_ver-bin.tar.gz"
+          if [ ! -s "$dist" ]; then
+            as_root mkdir -p "$CACHE"
+            mvn -q -B dependency:copy "-Dartifact=org.apache.maven:apache-maven:$mvn_ver:tar.gz:bin" \
+                "-DoutputDirectory=$CACHE" >"$CACHE/maven-dist.log" 2>&1 \
+              || { rm -rf "$jtree"; echo "setup_docker.sh: fetching Maven $mvn_ver failed; see $CACHE/maven-dist.log" >&2; exit 1; }
+          fi
+          tar -C "$jtree/maven" --strip-components=1 -xzf "$dist"
+        fi
         ensure_toolchain_image java "$jver" "$jtree" /opt/r2e/java /opt/r2e/java/jdk/bin:/opt/r2e/java/maven/bin
         rm -rf "$jtree" ;;
       *) echo "setup_docker.sh: unknown toolchain $tool in R2E_TOOLCHAINS (known: go node rust java)" >&2; exit 2 ;;
