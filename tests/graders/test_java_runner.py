@@ -223,3 +223,15 @@ def test_a_failure_mavens_reporter_printed_is_a_failure_whatever_the_report_says
     flaky = "[WARNING] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Flakes: 1\n"
     outcomes, _, _ = jr.parse_reports({".": [forged]}, flaky, "/nonexistent")
     assert set(outcomes.values()) == {"passed"}  # a rerun that passed is a pass, as Surefire counts it
+
+
+def test_sentinels_clone_only_checks_a_new_method_can_repeat():
+    text = ("class FmtTest {\n    private static final String EOL = \"x\";\n    private final Fmt fmt = new Fmt();\n\n"
+            "    @Test\n    void a() {\n        final String actual = fmt.render();\n"
+            "        assertEquals(\"x\", actual);\n        assertEquals(\"y\", actual.trim());\n"
+            "        assertEquals(3, fmt.width());\n        assertEquals(4, EOL.length());\n"
+            "        assertEquals(5, Fmt.of(actual).size());\n    }\n}\n")
+    lines = text.splitlines(True)
+    # a method's local (actual) is out of a new method's scope; the class's fields and static calls are not
+    assert [t for _, t, _ in jr._cloned_checks(lines, jr._depths(lines), text)] == [
+        "assertEquals(%s, fmt.width());", "assertEquals(%s, EOL.length());"]
