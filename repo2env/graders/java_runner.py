@@ -459,6 +459,9 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
 
 _TEST_LINE = re.compile(r"^(?P<indent>[ \t]+)@(?P<ann>(?:org\.junit\.(?:jupiter\.api\.)?|org\.testng\.annotations\.)?"
                         r"Test)\s*(?:\(\s*\))?\s*$")
+# any test method's first annotation: a sentinel can stand before a parameterized, repeated or factory test too
+_ANY_TEST_LINE = re.compile(r"^(?P<indent>[ \t]+)@(?:org\.junit\.(?:jupiter\.api\.|jupiter\.params\.)?|"
+                            r"org\.testng\.annotations\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory)\b")
 _METHOD = re.compile(r"\b(?:void|[\w<>\[\],.]+)\s+(?P<name>[a-zA-Z_$][\w$]*)\s*\(")
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # the modifiers of the test method an annotation belongs to (a sentinel is declared the same way)
@@ -610,20 +613,48 @@ def _throws_of(lines, at):
     return ""
 
 
+def _after_method(depths, at):
+    """The index of the line after the method whose annotations start at line ``at`` (its closing brace's line
+    + 1): a sentinel put there is never between another test's annotations and its method."""
+    n = at
+    while n < len(depths) and depths[n] <= 1:
+        n += 1
+    while n < len(depths) and depths[n] > 1:
+        n += 1
+    # a one-line method leaves no body to walk past: then in front of its annotations, as first planned
+    return n if n < len(depths) and depths[n] == 1 else at
+
+
+def _plain_test_annotation(text):
+    """The plain test annotation of a file none of whose tests uses it (only ``@ParameterizedTest``s): the one
+    its framework's imports name, written in full unless the file imports it."""
+    if "org.testng" in text:
+        return "Test" if re.search(r"import\s+org\.testng\.annotations\.(?:Test|\*)\s*;", text) else \
+            "org.testng.annotations.Test"
+    if "org.junit.jupiter" in text:
+        return "Test" if re.search(r"import\s+org\.junit\.jupiter\.api\.(?:Test|\*)\s*;", text) else \
+            "org.junit.jupiter.api.Test"
+    return "Test" if re.search(r"import\s+org\.junit\.(?:Test|\*)\s*;", text) else "org.junit.Test"
+
+
 def plant_sentinels(workspace, files, count, rng, runner=None):
     """Add ``count`` sentinel tests to the graded test sources (``files``, the FAIL_TO_PASS ones first, in turn);
     returns their node ids. Each is a ``void`` method annotated and declared as the test it precedes, named from
     words of the file's own test methods, repeating one of the file's own equality assertions with another
     expected value (``_cloned_checks``: the sentinel calls the code under test the way a graded test does, so its
     bytecode does not tell it apart), else failing an equality assertion of two different integers in the file's
-    assertion style (``_sentinel_check``), put in front of one of the top-level class's tests chosen at random.
-    A file with no plain ``@Test`` method directly in its top-level class gets none."""
+    assertion style (``_sentinel_check``), put after one of the top-level class's tests chosen at random.
+    A file whose top-level class has only parameterized (repeated, factory) tests gets them before one of those,
+    annotated ``@Test`` the way its framework spells it; a file with no test method directly in its top-level
+    class gets none."""
     planted = []
     files = [f for f in files if f.endswith(".java")]
     for _, rel, path, text in core.sentinel_texts(workspace, files, count):
         lines = text.splitlines(True)
         depths = _depths(lines)
         points = [n for n, line in enumerate(lines) if depths[n] == 1 and _TEST_LINE.match(line)]
+        annotation = _TEST_LINE.match(lines[points[0]]).group("ann") if points else _plain_test_annotation(text)
+        points = points or [n for n, line in enumerate(lines) if depths[n] == 1 and _ANY_TEST_LINE.match(line)]
         outer = os.path.basename(rel)[:-len(".java")]
         if not points or not re.search(r"\b(?:class|enum)\s+%s\b" % re.escape(outer), text):
             continue
@@ -638,8 +669,7 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
         else:
             continue
         at = rng.choice(points)
-        found = _TEST_LINE.match(lines[at])
-        indent = found.group("indent")
+        indent = _ANY_TEST_LINE.match(lines[at]).group("indent")
         declared = next((m for m in (_DECLARED.match(ln) for ln in lines[at + 1:at + 8]) if m), None)
         modifiers = declared.group("mods") if declared else "public "
         clones = _cloned_checks(lines, depths, text)
@@ -648,9 +678,9 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
             check, throws = template % _perturbed(literal, rng), _throws_of(lines, line_at)
         else:
             check, throws = _sentinel_check(text, rng), ""
-        body = "%s@%s\n%s%svoid %s()%s {\n%s    %s\n%s}\n\n" % (
-            indent, found.group("ann"), indent, modifiers, name, throws, indent, check, indent)
-        lines.insert(at, body)
+        body = "\n%s@%s\n%s%svoid %s()%s {\n%s    %s\n%s}\n" % (
+            indent, annotation, indent, modifiers, name, throws, indent, check, indent)
+        lines.insert(_after_method(depths, at), body)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("".join(lines))
         planted.append("%s::%s::%s" % (rel, outer, name))

@@ -235,3 +235,17 @@ def test_sentinels_clone_only_checks_a_new_method_can_repeat():
     # a method's local (actual) is out of a new method's scope; the class's fields and static calls are not
     assert [t for _, t, _ in jr._cloned_checks(lines, jr._depths(lines), text)] == [
         "assertEquals(%s, fmt.width());", "assertEquals(%s, EOL.length());"]
+
+
+def test_a_file_of_parameterized_tests_gets_sentinels_after_a_whole_method(tmp_path):
+    text = ("package x;\n\nimport org.junit.jupiter.params.ParameterizedTest;\n"
+            "import static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass PTest {\n"
+            "    @MethodSource(\"data\")\n    @ParameterizedTest\n    void encodes(String in) {\n"
+            "        assertEquals(3, Engine.size(in));\n    }\n}\n")
+    (tmp_path / "src/test/java/x").mkdir(parents=True)
+    (tmp_path / "src/test/java/x/PTest.java").write_text(text)
+    planted = jr.plant_sentinels(str(tmp_path), ["src/test/java/x/PTest.java"], 1, random.Random(2))
+    after = (tmp_path / "src/test/java/x/PTest.java").read_text()
+    assert len(planted) == 1 and "@org.junit.jupiter.api.Test\n" in after  # the file does not import @Test
+    # never between another test's annotations and its method
+    assert '@MethodSource("data")\n    @ParameterizedTest\n    void encodes' in after

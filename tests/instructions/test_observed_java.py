@@ -53,3 +53,38 @@ def test_a_missing_method_javac_reported():
     said = _told({}, {TEST: f"{TEST}:16: cannot find symbol\n  symbol:   method parse(java.lang.String)\n"
                             "  location: class com.x.Sizes"})
     assert said == ["The class `Sizes` has no method `parse`; it should provide it."]
+
+
+ENCODER_TEST = "src/test/java/com/x/EncoderTest.java"
+ENCODER_SOURCE = """package com.x;
+
+class EncoderTest {
+    Encoder encoder() {
+        return new Encoder();
+    }
+
+    @Test
+    void swapped() {
+        assertEquals(new Soundex().encode("a-b"), "A1");
+    }
+
+    @Test
+    void throughHelper() {
+        assertEquals(this.encoder().encode(".,-"), "");
+    }
+}
+"""
+
+
+def test_a_swapped_check_and_a_chain_through_the_tests_own_helper():
+    failures = {
+        ENCODER_TEST + "::EncoderTest::swapped": "java.lang.ArrayIndexOutOfBoundsException: Index 9 out of bounds\n"
+        "\tat com.x.Soundex.encode(Soundex.java:12)\n\tat com.x.EncoderTest.swapped(EncoderTest.java:10)",
+        ENCODER_TEST + "::EncoderTest::throughHelper": "java.lang.StringIndexOutOfBoundsException: begin 0, end 1\n"
+        "\tat com.x.Encoder.encode(Encoder.java:40)\n\tat com.x.EncoderTest.throughHelper(EncoderTest.java:15)"}
+    said = observed_from_output(Evidence(failures=failures, import_errors={}, fail_to_pass=tuple(failures),
+                                         test_sources={ENCODER_TEST: ENCODER_SOURCE}))
+    assert said == ['Calling `encode` with `"a-b"` on a `Soundex` throws `ArrayIndexOutOfBoundsException: Index 9 out '
+                    'of bounds`; it should not throw.',
+                    'Calling `Encoder.encode` with `".,-"` throws `StringIndexOutOfBoundsException: begin 0, end 1`; '
+                    "it should not throw."]

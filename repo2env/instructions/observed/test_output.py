@@ -311,8 +311,13 @@ def _java_subject(line: str, testng: bool) -> str | None:
         if how in ("assertEquals", "assertSame", "assertArrayEquals") and len(args) >= 2:
             if testng:
                 return args[0]
-            # JUnit 4 puts a message first (message, expected, actual); JUnit 5 a message or delta last
-            return args[2] if len(args) >= 3 and args[0].startswith('"') else args[1]
+            # JUnit 4 puts a message first (message, expected, actual); JUnit 5 a message or delta last; a test
+            # that swapped expected and actual still checks the one that is not a literal
+            pair = args[1:3] if len(args) >= 3 and args[0].startswith('"') else args[:2]
+            literal = re.compile(r'^(?:-?[\d.]+[lLdDfF]?|"(?:[^"\\]|\\.)*"|\'.\'|true|false|null)$')
+            if literal.match(pair[1]) and not literal.match(pair[0]) or "(" in pair[0] and "(" not in pair[1]:
+                return pair[0]
+            return pair[1]
         return args[0] if args else None
     found = re.search(r"(?:\b[A-Za-z_][\w.]*)\s*\(", line)
     return None if found is None else line[found.start():].rstrip().rstrip(";")
@@ -327,6 +332,18 @@ def _java_local_type(before: list[str], name: str) -> str | None:
         if found:
             return found.group("type").split("<", 1)[0].rsplit(".", 1)[-1]
     return None
+
+
+def _java_callee(lines: list[str], frame) -> tuple[str, str] | None:
+    """``(class simple name, method)`` of the frame just above the test's own in a stack trace: what the failing
+    test line called, when that is the code under test (not the JDK's or a test framework's)."""
+    at = next((n for n, ln in enumerate(lines) if _JAVA_FRAME.match(ln) and _JAVA_FRAME.match(ln).group(0) ==
+               frame.group(0)), None)
+    above = _JAVA_FRAME.match(lines[at - 1]) if at else None
+    if above is None or re.match(r"(?:java|javax|jdk|sun|org\.junit|org\.opentest4j|org\.assertj|org\.hamcrest)\.",
+                                 above.group("cls").split("/")[-1]):
+        return None
+    return above.group("cls").rsplit(".", 1)[-1].split("$", 1)[0], above.group("method")
 
 
 def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool) -> str | None:
@@ -344,12 +361,21 @@ def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: boo
     if not 0 < number <= len(source_lines):
         return None
     subject = _java_subject(source_lines[number - 1].strip(), "org.testng" in source)
-    found = re.fullmatch(_CALL, subject or "")
+    found = re.fullmatch(_CALL, re.sub(r"^new\s+", "", subject or ""))
     if found is None:
         return None
-    receiver = re.match(r"([a-z_$][\w$]*)\.(?=[\w$]+\()", subject)
+    receiver = re.match(r"(?!this\.)([a-z_$][\w$]*)\.(?=[\w$]+\()", subject)
     kind = _java_local_type(source_lines[:number - 1], receiver.group(1)) if receiver else None
-    if kind and not writer.names_tests(kind):
+    made = re.match(r"new\s+([A-Z][\w$.]*)\s*\((?:[^()]|\([^()]*\))*\)\.(?=[\w$]+\()", subject or "")
+    if made:  # a call on an object the line makes: told on its class
+        receiver, kind = made, made.group(1).rsplit(".", 1)[-1]
+    last = re.search(r"\.([A-Za-z_$][\w$]*)\(((?:[^()]|\([^()]*\))*)\)$", subject)
+    called = _java_callee(lines, frame)
+    if last and called and called[1] == last.group(1) and not receiver and not writer.names_tests(called[0]):
+        # a chain through the test's own helpers (this.encoder().encode(x)): told as the API method the stack
+        # trace shows the test line called
+        call = writer.call(f"{called[0]}.{last.group(1)}({last.group(2)})", last.group(2))
+    elif kind and not writer.names_tests(kind):
         # a test's own variable says nothing to a reader: the call is told on its type ("on a `Parser`")
         method = re.fullmatch(_CALL, subject[receiver.end():])
         call = writer.call(method.group("call"), method.group("args")) if method else None
