@@ -122,8 +122,9 @@ _DOCKER_LINE = re.compile(r"^(The command .* returned a non-zero code|Removing i
 def build_cause(log: str) -> str:
     """The lines of a failed build's log that say why, as one line: the installer's first error (uv's
     ``error: ...`` or ``× ...``) and the last thing said under it (the back end's own message from its
-    ``[stderr]``, the resolver's ``Because ...``, an ``...Error: ...``), else the last line that is not Docker's
-    own; with Docker's exit code."""
+    ``[stderr]``, the resolver's ``Because ...``, an ``...Error: ...``), npm's code line, Maven's ``Failed to
+    execute goal …`` (or its resolution error), else the last line that is not Docker's own; with Docker's exit
+    code."""
     log = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", log)
     code = re.search(r"returned a non-zero code: (\d+)", log)
     lines = [ln.strip() for ln in log.splitlines() if ln.strip() and not _DOCKER_LINE.match(ln.strip())
@@ -151,6 +152,10 @@ def build_cause(log: str) -> str:
         coded = next((i for i, ln in enumerate(npm) if re.match(r"^npm (?:error|ERR!) code ", ln)), None)
         said = npm[coded:coded + 2] if coded is not None else npm[-1:]
         return "; ".join(ln.split(" ", 2)[-1] for ln in said)[:300] + exit_note
+    maven = [ln[len("[ERROR] "):] for ln in lines if ln.startswith("[ERROR] Failed to execute goal")
+             or ln.startswith("[ERROR] Could not resolve") or ln.startswith("[ERROR] Non-resolvable")]
+    if maven:  # Maven's own statement of the failure (its last [ERROR] lines are help links)
+        return maven[0][:300] + exit_note
     named = [ln for ln in lines if re.match(r"^(E):|.*\w(Error|Exception): ", ln)]
     return (named[-1] if named else (lines[-1] if lines else ""))[:300] + exit_note
 

@@ -36,6 +36,12 @@ The command '/bin/sh -c uv pip install' returned a non-zero code: 1
     ("error: No solution found when resolving dependencies\n  cause: Because pandas==0.20.3 has invalid metadata\n"
      "  hint: Metadata for pandas==0.20.3 is invalid\n      ^^^^^^^\n",
      "error: No solution found when resolving dependencies; Because pandas==0.20.3 has invalid metadata"),
+    ("[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal org.apache.rat:apache-rat-plugin:0.18:check (rat-check) on "
+     "project x: The plugin org.apache.rat:apache-rat-plugin:0.18 requires Maven version 3.9 -> [Help 1]\n[ERROR] \n"
+     "[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/PluginIncompatibleException\n"
+     "The command '/bin/sh -c mvn test' returned a non-zero code: 1\n",
+     "Failed to execute goal org.apache.rat:apache-rat-plugin:0.18:check (rat-check) on project x: The plugin "
+     "org.apache.rat:apache-rat-plugin:0.18 requires Maven version 3.9 -> [Help 1] (exit 1)"),
     ("make: *** [all] Error 2\nbroken install\nRemoving intermediate container 9f\n"
      "The command '/bin/sh -c make' returned a non-zero code: 3\n", "broken install (exit 3)"),
 ])
