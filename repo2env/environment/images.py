@@ -242,5 +242,13 @@ def environment_image(client: docker.DockerClient, environment_dir: Path, task_i
     tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
     note_use(tag)
     if not image_exists(client, tag):
+        dockerfile = environment_dir / "Dockerfile"
+        base = re.search(r"^FROM\s+(\S+)", dockerfile.read_text(), re.MULTILINE) if dockerfile.is_file() else None
+        if base and base.group(1).startswith("local/") and not image_exists(client, base.group(1)):
+            # a task image of this machine that is gone (cleaned, or built elsewhere): Docker would look for it
+            # on Docker Hub and say "no such host"
+            raise BuildError(f"{task_id}: its task image {base.group(1)} is not on this Docker engine (removed by "
+                             "`clean`, or built on another machine); build it again with `repo2rlenv generate ... "
+                             "--force`, or `pull` a dataset pushed with its images")
         build(client, environment_dir, tag, labels=image_labels("bundle", task=task_id))
     return tag

@@ -82,3 +82,16 @@ def test_npm_says_why_not_where_its_log_is():
            "npm error No versions available for ansi-bold\nnpm error A complete log of this run can be found in: "
            "/root/.npm/_logs/2026-x-debug-0.log\nThe command '/bin/sh -c npm install' returned a non-zero code: 1\n")
     assert build_cause(log) == "code ENOVERSIONS; No versions available for ansi-bold (exit 1)"
+
+
+@pytest.mark.docker
+def test_a_bundle_whose_task_image_is_gone_says_so(docker_client, tmp_path):
+    # without the check Docker looks for local/... on Docker Hub and answers "no such host"
+    from repo2env.core.errors import BuildError
+    from repo2env.environment.images import environment_image
+
+    (tmp_path / "environment").mkdir()
+    (tmp_path / "environment" / "Dockerfile").write_text("FROM local/r2e-env/local__gone:0123456789ab\n")
+    with pytest.raises(BuildError, match=r"task image local/r2e-env/local__gone:0123456789ab is not on this Docker "
+                                         r"engine.*--force"):
+        environment_image(docker_client, tmp_path / "environment", "local__gone-1")
