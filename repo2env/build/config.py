@@ -4,6 +4,7 @@ Example::
 
     out = "dataset"                  # tasks/<pipeline>/<id>/, state.sqlite, reports/
     jobs = 2                         # candidates built at once on this machine (--jobs overrides)
+    parallel_runs = 1                # one candidate's runs side by side (--parallel-runs; default CPUs / jobs)
     format = "harbor-1.0"            # or harbor-1.3
     probes = true                    # adversarial probes on every task that passed its controls
 
@@ -122,6 +123,7 @@ class BuildConfig(_Strict):
 
     out: Path
     jobs: int = Field(default=1, ge=1)
+    parallel_runs: int | None = Field(default=None, ge=1)  # one candidate's runs side by side (--parallel-runs)
     format: str = "harbor-1.0"
     probes: bool = True
     sources: list[SourceSpec] = Field(min_length=1)

@@ -16,8 +16,9 @@ import os
 import pickle
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 
+from repo2env.core import concurrency
 from repo2env.core.errors import InputError, R2EError
 from repo2env.core.records import CandidateOutcome
 from repo2env.environment.containers import docker_client, remove_leftovers
@@ -49,7 +50,7 @@ class LocalExecutor:
 
     def run(self, units) -> Iterator:
         """Yield ``(unit, CandidateOutcome)`` as each unit completes; an engine failure stops the rest."""
-        with ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="r2e-build") as pool:
+        with concurrency.pool(self.jobs, "r2e-build") as pool:
             futures = {pool.submit(self._one, unit): unit for unit in units}
             try:
                 for future in as_completed(futures):

@@ -141,7 +141,8 @@ def options_for(config: BuildConfig, source_index: int, pipeline: str) -> Genera
                            llm=llm, setup_llm=setup,
                            setup_llm_attempts=config.setup_llm.attempts if config.setup_llm else 2,
                            min_actionability=config.min_actionability, repo_name=spec.repo_name,
-                           dataset_name=config.dataset_name, keep_rejected=config.keep_rejected)
+                           dataset_name=config.dataset_name, keep_rejected=config.keep_rejected,
+                           parallel_runs=config.parallel_runs)
 
 
 def _plans(config: BuildConfig):

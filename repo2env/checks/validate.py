@@ -20,7 +20,6 @@ labels the task (``stage = "validation"``) with evidence bound to its bundle has
 
 import json
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from repo2env.bundles.find import find_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.layout13 import CONTRACT
 from repo2env.checks.separate_verifier import artifact_sources, verifier_mode
+from repo2env.core import concurrency
 from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import InputError
 from repo2env.core.metadata import json_schema
@@ -281,7 +281,7 @@ def validate_run(client, reports: list[TaskReport], *, jobs: int, out: Path | No
             return _control_error(report, label, str(exc))
 
     runnable = [r for r in reports if r.ok and r.layout is not None and not r.text_only]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with concurrency.pool(max(1, jobs), "r2e-validate") as pool:
         list(pool.map(one, runnable))
 
 

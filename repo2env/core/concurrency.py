@@ -8,6 +8,7 @@ The first exception (in the order given) is raised once every call has ended: no
 With ``workers <= 1`` (or one call) the calls run one after the other on the calling thread, as before.
 """
 
+import contextlib
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,20 @@ def default_workers(jobs: int = 1) -> int:
     return max(1, (os.cpu_count() or 1) // max(1, jobs))
 
 
+@contextlib.contextmanager
+def pool(max_workers: int, prefix: str):
+    """A ``ThreadPoolExecutor`` of ``max_workers`` threads named ``prefix``… that, when its block is left by an
+    exception (Ctrl-C, SIGTERM), cancels the calls not started yet and waits only for the running ones (each
+    removes its own container): an interrupted run ends in seconds instead of running out its queue."""
+    executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=prefix)
+    try:
+        yield executor
+    except BaseException:
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+
+
 def run_all(calls: list[Callable], workers: int) -> list:
     """The results of ``calls`` (module docstring); raises the first call's exception, in the order given."""
     if workers <= 1 or len(calls) <= 1:
@@ -32,8 +47,8 @@ def run_all(calls: list[Callable], workers: int) -> list:
         with artefacts.sharing(sink):
             return call()
 
-    with ThreadPoolExecutor(max_workers=min(workers, len(calls)), thread_name_prefix="r2e-run") as pool:
-        futures = [pool.submit(wrapped, call) for call in calls]
+    with pool(min(workers, len(calls)), "r2e-run") as executor:
+        futures = [executor.submit(wrapped, call) for call in calls]
         errors = [f.exception() for f in futures]  # waits for each
     for error in errors:
         if error is not None:

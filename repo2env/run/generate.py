@@ -17,7 +17,7 @@ import shutil
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +32,7 @@ from repo2env.bundles.stage import remove_tree, staging_root
 from repo2env.bundles.task_toml import set_labels, set_task_name
 from repo2env.checks.controls import evaluation_from, run_controls
 from repo2env.checks.probes import with_probes
-from repo2env.core import artefacts, locks, timings
+from repo2env.core import artefacts, concurrency, locks, timings
 from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from repo2env.core.options import BuildContext, GenerateOptions
@@ -462,7 +462,7 @@ def _in_parallel(pipeline, plan, todo: list, options, reporter, synthesizer, job
         reporter.candidate(index, pipeline.candidate_key(candidate))
         return build_candidate(pipeline, plan.repo, candidate, local.client, options, reporter, synthesizer)
 
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="r2e-generate") as pool:
+    with concurrency.pool(jobs, "r2e-generate") as pool:
         futures = {pool.submit(one, i, c): c for i, c in todo}
         try:
             for future in as_completed(futures):

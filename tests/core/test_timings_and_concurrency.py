@@ -57,3 +57,26 @@ def test_one_worker_runs_on_the_calling_thread():
     names = concurrency.run_all([lambda: threading.current_thread().name] * 2, 1)
     assert names == [threading.current_thread().name] * 2
     assert concurrency.default_workers(jobs=10**6) == 1
+
+
+def test_an_interrupted_pool_starts_nothing_more():
+    import time
+
+    import pytest
+
+    from repo2env.core import concurrency
+
+    ran = []
+
+    def work(n):
+        time.sleep(0.3)
+        ran.append(n)
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with concurrency.pool(1, "t") as executor:
+            for n in range(6):
+                executor.submit(work, n)
+            time.sleep(0.1)
+            raise KeyboardInterrupt  # Ctrl-C, or SIGTERM through the command line's handler
+    assert ran == [0] and time.monotonic() - start < 1.2  # the running call ended; the queued five never began
