@@ -68,7 +68,10 @@ def _outcomes(out: Path) -> dict:
 
 
 def _bundles(out: Path) -> dict:
-    return {f"{p.parent.name}/{p.name}": bundle_hash(p) for p in sorted((out / "tasks").glob("*/*"))}
+    """``{"<pipeline>/<task id>": bundle hash}`` of the bundles in ``out/tasks/<pipeline>/`` (the candidates' logs
+    folders beside them, ``<pipeline>.logs/``, are not bundles)."""
+    return {f"{p.parent.parent.name}/{p.parent.name}": bundle_hash(p.parent)
+            for p in sorted((out / "tasks").glob("*/*/task.toml"))}
 
 
 @pytest.fixture(scope="module")
