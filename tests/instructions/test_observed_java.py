@@ -88,3 +88,20 @@ def test_a_swapped_check_and_a_chain_through_the_tests_own_helper():
                     'of bounds`; it should not throw.',
                     'Calling `Encoder.encode` with `".,-"` throws `StringIndexOutOfBoundsException: begin 0, end 1`; '
                     "it should not throw."]
+
+
+def test_an_exception_that_should_have_been_thrown():
+    source = ("class HandlerTest {\n    @Test\n    void rejects() {\n"
+              "        assertThrows(ParseException.class, () -> Handler.create(\"\\uD800\", Character.class));\n"
+              "    }\n}\n")
+    path = "src/test/java/com/x/HandlerTest.java"
+    for message, told in (
+            ("Expected org.x.ParseException to be thrown, but nothing was thrown.",
+             "does not throw `ParseException`; it should throw it."),
+            ("Unexpected exception type thrown, expected: <org.x.ParseException> but was: "
+             "<java.lang.IllegalStateException>", "throws `IllegalStateException`; it should throw `ParseException`.")):
+        failures = {path + "::HandlerTest::rejects": "org.opentest4j.AssertionFailedError: " + message +
+                    "\n\tat com.x.HandlerTest.rejects(HandlerTest.java:4)"}
+        said = observed_from_output(Evidence(failures=failures, import_errors={}, fail_to_pass=tuple(failures),
+                                             test_sources={path: source}))
+        assert len(said) == 1 and said[0].startswith("Calling `Handler.create") and said[0].endswith(told)

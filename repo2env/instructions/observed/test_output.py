@@ -76,7 +76,10 @@ _JAVA_GOT_WANT = re.compile(r"expected:?\s*(?:<(?P<want>.*?)>|\[(?P<want2>.*?)\]
                             r"(?:<(?P<got>.*?)>|\[(?P<got2>.*?)\]|(?P<got3>\S.*?))\s*$", re.S)
 _JAVA_THROWN = re.compile(r"^(?P<type>(?:[a-z]\w*\.)+(?P<name>[A-Z]\w*(?:Exception|Error)))(?::\s*(?P<msg>.*))?$")
 _JAVA_ASSERT = re.compile(r"\b(?P<how>assertEquals|assertSame|assertArrayEquals|assertThat|assertTrue|assertFalse|"
-                          r"assertNotNull|assertNull|assertDoesNotThrow)\s*\(")
+                          r"assertNotNull|assertNull|assertDoesNotThrow|assertThrows)\s*\(")
+_JAVA_NOT_THROWN = re.compile(r"Expected (?P<want>[\w.$]+) to be thrown, but nothing was thrown")
+_JAVA_OTHER_THROWN = re.compile(r"Unexpected exception type thrown,? (?:==> )?expected: <(?P<want>[\w.$]+)> but was: "
+                                r"<(?P<got>[\w.$]+)>")
 _JAVA_SYMBOL = re.compile(r"cannot find symbol\s+symbol:\s+(?P<kind>method|class|variable)\s+(?P<name>\w+)"
                           r"(?:\((?P<params>[^)]*)\))?\s+location:\s+(?:class|interface|variable \w+ of type|package)"
                           r"\s+(?P<owner>[\w.$<>]+)")
@@ -308,6 +311,8 @@ def _java_subject(line: str, testng: bool) -> str | None:
     if found:
         args = _call_args(line, found.end() - 1) or []
         how = found.group("how")
+        if how == "assertThrows" and len(args) >= 2:  # assertThrows(Type.class, () -> call(...))
+            return re.sub(r"^\(\s*\)\s*->\s*", "", args[1]).strip()
         if how in ("assertEquals", "assertSame", "assertArrayEquals") and len(args) >= 2:
             if testng:
                 return args[0]
@@ -385,6 +390,13 @@ def _java_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: boo
     if call is None:
         return None
     head = "\n".join(ln for ln in lines if not _JAVA_FRAME.match(ln))
+    missing = _JAVA_NOT_THROWN.search(head)
+    if missing:
+        return f"Calling {call} does not throw `{missing.group('want').rsplit('.', 1)[-1]}`; it should throw it."
+    other = _JAVA_OTHER_THROWN.search(head)
+    if other:
+        return (f"Calling {call} throws `{other.group('got').rsplit('.', 1)[-1]}`; it should throw "
+                f"`{other.group('want').rsplit('.', 1)[-1]}`.")
     thrown = _JAVA_THROWN.match(lines[0].strip())
     if thrown and not re.search(r"Assert|ComparisonFailure|opentest4j", thrown.group("type")):
         said = f"{thrown.group('name')}: {thrown.group('msg')}" if thrown.group("msg") else thrown.group("name")
