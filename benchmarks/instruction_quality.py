@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from repo2env import languages  # noqa: E402
 from repo2env.changes.patches import is_docs_or_ci_path  # noqa: E402
 from repo2env.instructions import actionability  # noqa: E402
 from repo2env.instructions.leak_audit import AuditContext, added_lines, audit  # noqa: E402
@@ -39,7 +40,11 @@ def _paths(patch: str) -> list[str]:
 def measure(bundle: Path, rederive: bool = False) -> dict:
     """One bundle's figures: words and parts before/after, and the audit's findings on the shipped text (or,
     with ``rederive``, on the text the current code makes from the run's kept inputs)."""
-    text = (bundle / "instruction.md").read_text().replace(GRADER_RULES, "").rstrip() + "\n"
+    config = bundle / "tests" / "config.json"
+    name = (json.loads(config.read_text()).get("language") if config.is_file() else None) or "python"
+    language = languages.load(name)
+    rules = getattr(language, "grader_rules", None) or GRADER_RULES  # the grading paragraph is not the problem
+    text = (bundle / "instruction.md").read_text().replace(rules, "").rstrip() + "\n"
     test_patch = (bundle / "tests/test.patch").read_text(errors="replace")
     ids = json.loads((bundle / "tests/f2p.json").read_text())
     p2p = bundle / "tests/p2p.json"
@@ -52,7 +57,9 @@ def measure(bundle: Path, rederive: bool = False) -> dict:
     if rederive and kept.exists():
         inputs = json.loads(kept.read_text())
         seen = Evidence(**{k: (tuple(v) if k == "fail_to_pass" else v) for k, v in inputs["evidence"].items()})
-        text = make_instruction(inputs["title"], inputs["body"], ctx, observed_sentences=observed_behaviour(seen)).text
+        told = language.observed_behaviour(seen) if hasattr(language, "observed_behaviour") else \
+            observed_behaviour(seen)
+        text = make_instruction(inputs["title"], inputs["body"], ctx, observed_sentences=told).text
     before = text.split("## Observed behaviour", 1)[0].rstrip() + "\n"
     return {"task": bundle.name, "text": text,
             "before": {"words": actionability.words(before), "states": actionability.stated(before)},
