@@ -581,8 +581,8 @@ def _perturbed(literal, rng):
 
 def _cloned_checks(lines, depths, text):
     """``(line index, statement template, literal)`` of the file's own equality assertions that a method of the
-    top-level class could repeat (directly in a method of it, on a self-contained expression, against a
-    literal): JUnit's ``assertEquals(literal, expr)`` and AssertJ's ``assertThat(expr).isEqualTo(literal)``."""
+    top-level class could repeat (directly in a method of it, on a self-contained expression that calls
+    something, against a literal): JUnit's ``assertEquals(literal, expr)`` and AssertJ's ``assertThat(expr).isEqualTo(literal)``."""
     # the class's own fields: declarations directly in the top-level class (a method's locals are not in scope)
     fields = set(m.group(1) for n, line in enumerate(lines) if depths[n] == 1 for m in [re.match(
         r"^\s+(?:(?:private|protected|public|static|final|transient|volatile)\s+)*[\w<>\[\],.? ]+?\s+(\w+)\s*"
@@ -594,12 +594,12 @@ def _cloned_checks(lines, depths, text):
         junit = _ASSERT_LINE.match(line)
         if junit and "org.testng" not in text:
             args = _arguments(junit.group("args"))
-            if len(args) == 2 and _LITERAL.match(args[0]) and _self_contained(args[1], fields):
+            if len(args) == 2 and _LITERAL.match(args[0]) and "(" in args[1] and _self_contained(args[1], fields):
                 found.append((n, "%s(%%s, %s);" % (junit.group("call"), args[1]), args[0]))
             continue
         assertj = _ASSERTJ_LINE.match(line)
-        if assertj and _LITERAL.match(assertj.group("want").strip()) and _self_contained(assertj.group("expr"),
-                                                                                      fields):
+        if assertj and _LITERAL.match(assertj.group("want").strip()) and "(" in assertj.group("expr") and \
+                _self_contained(assertj.group("expr"), fields):
             found.append((n, "%s(%%s);" % assertj.group("head"), assertj.group("want").strip()))
     return found
 
@@ -647,11 +647,14 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
     A file whose top-level class has only parameterized (repeated, factory) tests gets them before one of those,
     annotated ``@Test`` the way its framework spells it; a file with no test method directly in its top-level
     class gets none."""
-    planted = []
+    planted, originals = [], {}
     files = [f for f in files if f.endswith(".java")]
     for _, rel, path, text in core.sentinel_texts(workspace, files, count):
         lines = text.splitlines(True)
         depths = _depths(lines)
+        if rel not in originals:  # checks to repeat come from the file as graded, never from a sentinel
+            originals[rel] = [(template, literal, _throws_of(lines, at))
+                              for at, template, literal in _cloned_checks(lines, depths, text)]
         points = [n for n, line in enumerate(lines) if depths[n] == 1 and _TEST_LINE.match(line)]
         annotation = _TEST_LINE.match(lines[points[0]]).group("ann") if points else _plain_test_annotation(text)
         points = points or [n for n, line in enumerate(lines) if depths[n] == 1 and _ANY_TEST_LINE.match(line)]
@@ -672,10 +675,10 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
         indent = _ANY_TEST_LINE.match(lines[at]).group("indent")
         declared = next((m for m in (_DECLARED.match(ln) for ln in lines[at + 1:at + 8]) if m), None)
         modifiers = declared.group("mods") if declared else "public "
-        clones = _cloned_checks(lines, depths, text)
+        clones = originals[rel]
         if clones:  # one of the file's own checks, another expected value: it calls the code under test too
-            line_at, template, literal = rng.choice(clones)
-            check, throws = template % _perturbed(literal, rng), _throws_of(lines, line_at)
+            template, literal, throws = rng.choice(clones)
+            check = template % _perturbed(literal, rng)
         else:
             check, throws = _sentinel_check(text, rng), ""
         body = "\n%s@%s\n%s%svoid %s()%s {\n%s    %s\n%s}\n" % (

@@ -249,3 +249,22 @@ def test_a_file_of_parameterized_tests_gets_sentinels_after_a_whole_method(tmp_p
     assert len(planted) == 1 and "@org.junit.jupiter.api.Test\n" in after  # the file does not import @Test
     # never between another test's annotations and its method
     assert '@MethodSource("data")\n    @ParameterizedTest\n    void encodes' in after
+
+
+def test_sentinels_never_repeat_a_sentinel(tmp_path):
+    # a second sentinel once cloned the first (a literal against a literal) and could come out equal (commons-cli)
+    import re
+
+    for body in ("        assertTrue(Calc.ok());\n", "        assertEquals(5, Calc.add(2, 3));\n"):
+        text = ("package x;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass CTest {\n"
+                "    @Test\n    void a() {\n" + body + "    }\n\n    @Test\n    void b() {\n    }\n}\n")
+        (tmp_path / "src/test/java/x").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src/test/java/x/CTest.java").write_text(text)
+        for seed in range(20):
+            (tmp_path / "src/test/java/x/CTest.java").write_text(text)
+            jr.plant_sentinels(str(tmp_path), ["src/test/java/x/CTest.java"], 3, random.Random(seed))
+            after = (tmp_path / "src/test/java/x/CTest.java").read_text()
+            checks = re.findall(r"assertEquals\((-?\d+), (.+?)\);", after)
+            assert len(checks) == (3 if "ok()" in body else 4)
+            for want, expr in checks:
+                assert want != expr and (expr != "Calc.add(2, 3)" or want != "5" or (want, expr) == checks[0])
