@@ -594,7 +594,8 @@ def _cloned_checks(lines, depths, text):
         junit = _ASSERT_LINE.match(line)
         if junit and "org.testng" not in text:
             args = _arguments(junit.group("args"))
-            if len(args) == 2 and _LITERAL.match(args[0]) and "(" in args[1] and _self_contained(args[1], fields):
+            if len(args) == 2 and _LITERAL.match(args[0]) and "(" in args[1] and \
+                    _self_contained(args[1], fields):
                 found.append((n, "%s(%%s, %s);" % (junit.group("call"), args[1]), args[0]))
             continue
         assertj = _ASSERTJ_LINE.match(line)
