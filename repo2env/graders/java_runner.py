@@ -582,7 +582,8 @@ def _perturbed(literal, rng):
 def _cloned_checks(lines, depths, text):
     """``(line index, statement template, literal)`` of the file's own equality assertions that a method of the
     top-level class could repeat (directly in a method of it, on a self-contained expression that calls
-    something, against a literal): JUnit's ``assertEquals(literal, expr)`` and AssertJ's ``assertThat(expr).isEqualTo(literal)``."""
+    something, against a literal): JUnit's ``assertEquals(literal, expr)`` and AssertJ's
+    ``assertThat(expr).isEqualTo(literal)``."""
     # the class's own fields: declarations directly in the top-level class (a method's locals are not in scope)
     fields = set(m.group(1) for n, line in enumerate(lines) if depths[n] == 1 for m in [re.match(
         r"^\s+(?:(?:private|protected|public|static|final|transient|volatile)\s+)*[\w<>\[\],.? ]+?\s+(\w+)\s*"
