@@ -168,6 +168,28 @@ def _split_args(args: str) -> list[str]:
     return parts + [current]
 
 
+def _closes_early(args: str) -> bool:
+    """Whether a greedy call match's ``args`` close the call before their end (``x).format(y``): a chain."""
+    depth = 0
+    for ch in re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", "''", args):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return True
+    return False
+
+
+def _jest_values_joined(lines: list[str]) -> list[str]:
+    """Lines with an older Jest's ``Expected value to be:`` / ``Received:`` joined to the value on the line under
+    them (newer Jest prints ``Expected: 10`` on one line)."""
+    out: list[str] = []
+    for line in lines:
+        if out and re.fullmatch(r"(?:Expected(?: value)?(?: to be| to equal)?|Received(?: value)?):", out[-1]):
+            out[-1] = re.sub(r"(?: to be| to equal)?:$", ": ", out[-1]).replace("Expected value: ", "Expected: ") + line
+            continue
+        out.append(line)
+    return out
+
+
 def _expect_call(line: str) -> tuple[str, str] | None:
     """``(call, args)`` of the ``expect(<call>)`` on a test line, when what is expected is a call."""
     start = line.find("expect(")
@@ -179,6 +201,10 @@ def _expect_call(line: str) -> tuple[str, str] | None:
         if depth == 0:
             inner = re.sub(r"^(?:async\s*)?\(\s*\)\s*=>\s*(?:await\s+)?", "", line[i + 1:j].strip())  # () => f(x)
             found = re.fullmatch(_CALL, inner)
+            if found and _closes_early(found.group("args")):
+                # a chain (make(x).format(y)): the greedy match spans calls; the last call is what is checked
+                last = re.search(r"\.([A-Za-z_$][\w$]*)\(((?:[^()]|\([^()]*\))*)\)$", inner)
+                return (f"{last.group(1)}({last.group(2)})", last.group(2)) if last else None
             return (inner, found.group("args")) if found else None
     return None
 
@@ -210,6 +236,7 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
             return f"Calling {call} throws a different error than expected; it should throw {want}."
         return f"Calling {call} throws a different error than expected."
     got = want = None
+    lines = _jest_values_joined(lines)
     for line in lines:
         chai, jest_want, jest_got = _CHAI.search(line), _JEST_WANT.match(line), _JEST_GOT.match(line)
         if chai:
@@ -224,7 +251,13 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
         if want_span is not None and disclose:
             return f"Calling {call} returns {got_span}; it should return {want_span}."
         return f"Calling {call} returns {got_span}, which is not the correct result."
-    thrown = next((m for m in (_THROWN.match(ln) for ln in lines) if m), None)
+    # Jest's own matcher header ("Error: expect(received).toBe(expected)") is not what the code threw
+    thrown = next((m for m in (_THROWN.match(ln) for ln in lines if not ln.startswith("Error: expect(")) if m),
+                  None)
+    named = re.search(r'^Error name:\s*"?(?P<name>\w+)"?\s*\nError message:\s*"?(?P<msg>.*?)"?$', "\n".join(lines),
+                      re.MULTILINE)
+    if named:  # not.toThrow(): Jest names what was thrown
+        return f"Calling {call} throws `{named.group('name')}: {named.group('msg')}`; it should not throw."
     error = writer.span(thrown.group("error")) if thrown else None
     return f"Calling {call} throws {error}; it should not throw." if error else None
 
