@@ -105,11 +105,6 @@ def _walk(workspace):
             yield name if rel == "." else rel + "/" + name
 
 
-def is_test_source(rel):
-    """A Java file under a ``src/test`` folder (Maven's test sources)."""
-    return rel.endswith(".java") and "/src/test/" in "/" + rel
-
-
 def _package(path):
     """The package a Java source declares (its ``package`` line), or ""."""
     data = core.read_regular(path, 4 * 1024 * 1024) or b""
