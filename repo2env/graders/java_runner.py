@@ -48,9 +48,11 @@ except ImportError:  # in a bundle: runtime_verifier.py is beside it (or already
 # the build and its test phase resolve).
 DEFAULT_TOOLCHAIN = {"java_home": "/opt/r2e/java/jdk", "maven_home": "/opt/r2e/java/maven", "m2": "/opt/r2e/m2"}
 # Reset by the grader to the base commit's (or the reference's) bytes: the build (a POM can skip tests, change
-# Surefire's includes or add a listener), Maven's per-project configuration and extensions, and JUnit's own
-# configuration file (it can deactivate conditions or load extensions).
-CONFIG_NAMES = ("pom.xml", "junit-platform.properties", "testng.xml")
+# Surefire's includes or add a listener), Maven's per-project configuration and extensions (Maven reads
+# ``.mvn/maven.config``, where ``-Dmaven.ext.class.path`` loads code into Maven itself, and ``.mvn/extensions.xml``
+# even when started without its script), and JUnit's own configuration file (it can deactivate conditions or load
+# extensions).
+CONFIG_NAMES = ("pom.xml", "junit-platform.properties", "testng.xml", "maven.config", "extensions.xml", "jvm.config")
 # The same flags in the install and in every run (the install resolves exactly what the runs need): batch mode,
 # no colours, and the plugins that check style, licences or signatures, which grade nothing, skipped.
 MAVEN_FLAGS = ("-B", "-Dstyle.color=never", "-Dmaven.javadoc.skip=true", "-Dcheckstyle.skip=true",

@@ -42,3 +42,10 @@ def test_recipe_resolves_every_phase_up_to_test_into_the_images_repository(tmp_p
     assert any("-Dmaven.repo.local=/opt/r2e/m2" in c and "r2eNoSuchMethod" in c for c in made.commands)
     assert made.env["MAVEN_SKIP_RC"] == "1"
     assert CALC_TEST.startswith("src/test/java/")
+
+
+def test_mavens_project_configuration_is_reset_from_the_base_tree():
+    # a base commit's .mvn/maven.config or extensions.xml edited by the agent could load code into Maven itself
+    # (-Dmaven.ext.class.path, a core extension): the overlay writes them back by name
+    assert {"maven.config", "extensions.xml", "pom.xml"} <= set(files.CONFIG_NAMES)
+    assert files.is_config_path(".mvn/extensions.xml") and files.is_config_path(".mvn/wrapper/maven-wrapper.jar")
