@@ -164,15 +164,6 @@ def modules(workspace):
     return sorted(os.path.dirname(rel) or "." for rel in _walk(workspace) if rel.rsplit("/", 1)[-1] == "pom.xml")
 
 
-def module_of(rel, folders):
-    """The module folder (of ``folders``) a workspace-relative path belongs to: the deepest that holds it."""
-    best = "."
-    for folder in folders:
-        if folder != "." and (rel == folder or rel.startswith(folder + "/")) and len(folder) > len(best):
-            best = folder
-    return best
-
-
 def class_of(workspace, rel):
     """The fully qualified class name a test source declares (its ``package`` line and file name), or None."""
     name = os.path.basename(rel)[:-len(".java")]
