@@ -20,11 +20,11 @@ from pathlib import Path
 from repo2env.bundles.inputs import restamp
 from repo2env.environment.containers import TaskContainer, docker_client
 from repo2env.environment.images import environment_image
-from repo2env.environment.task_image import egress_hosts
+from repo2env.environment.egress import bundle_hosts
 
 
 def _grade_seconds(client, bundle: Path, image: str) -> tuple[float, str]:
-    with TaskContainer(client, image, extra_hosts=egress_hosts(bundle)) as box:
+    with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle)) as box:
         box.put_dir(bundle / "solution", "/solution")
         box.exec(["bash", "/solution/solve.sh"])
         box.put_dir(bundle / "tests", "/tests")

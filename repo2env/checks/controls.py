@@ -20,7 +20,7 @@ from repo2env.core.outcomes import EvaluationStatus, SkipReason
 from repo2env.core.records import ControlResult
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
-from repo2env.environment.task_image import egress_hosts
+from repo2env.environment.egress import bundle_hosts
 
 CONTROLS = ("oracle", "nop")
 
@@ -38,7 +38,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
     given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
     start = datetime.now(UTC)
     try:
-        with TaskContainer(client, image, extra_hosts=egress_hosts(bundle), **task_caps(bundle)) as box:
+        with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle)) as box:
             box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
             if act is not None:
                 act(box)

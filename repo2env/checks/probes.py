@@ -47,7 +47,7 @@ from repo2env.core.metadata import ProbeRecord
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
-from repo2env.environment.task_image import egress_hosts
+from repo2env.environment.egress import bundle_hosts
 
 PROBES_VERSION = "3"
 MATERIAL = "/tmp/r2e-probe"
@@ -275,7 +275,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
             act = _acts(bundle, material, probe, user, 900, sink)
             if probe.check:
                 try:
-                    with TaskContainer(client, image, extra_hosts=egress_hosts(bundle), **task_caps(bundle)) as box:
+                    with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle)) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])

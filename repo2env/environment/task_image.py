@@ -4,15 +4,11 @@ image + dependencies installed as of the commit's date), and the bundle's ``envi
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-
-import yaml
-
 from repo2env.bundles.stage import BundleStage
 from repo2env.core import gitrepo, templates
 from repo2env.core.metadata import Reproducibility
 from repo2env.core.records import InstallRecipe, RepoRef
-from repo2env.environment import images
+from repo2env.environment import egress, images
 
 
 @dataclass(frozen=True)
@@ -56,26 +52,11 @@ def build_task_image(client, repo: RepoRef, base_commit: str, recipe: InstallRec
                      submodules=tuple(submodules))
 
 
-def stage_environment(stage: BundleStage, image: TaskImage, base_commit: str) -> dict[str, str]:
-    """Write ``environment/``: Dockerfile, scrub_history.sh and docker-compose.yaml (egress guard). Returns the
-    guard's host map (``extra_hosts``: name -> address), which generation-time test runs use too."""
+def stage_environment(stage: BundleStage, image: TaskImage, base_commit: str, language) -> dict[str, str]:
+    """Write ``environment/``: Dockerfile, scrub_history.sh and docker-compose.yaml (the egress guard for
+    ``language``, a plugin: ``egress.stage_compose``). Returns the guard's host map (``extra_hosts``: name ->
+    address), which generation-time test runs use too."""
     stage.write_text("environment/Dockerfile", templates.render(
         "environment.Dockerfile", image_ref=image.image_ref, base_commit=base_commit))
     stage.write_text("environment/scrub_history.sh", templates.read("scrub_history.sh"), executable=True)
-    compose = templates.read("docker-compose.yaml")
-    stage.write_text("environment/docker-compose.yaml", compose)
-    return _compose_hosts(compose)
-
-
-def egress_hosts(bundle: Path) -> dict[str, str]:
-    """``extra_hosts`` of the ``main`` service in ``bundle/environment/docker-compose.yaml`` (empty when absent)."""
-    compose = bundle / "environment" / "docker-compose.yaml"
-    return _compose_hosts(compose.read_text()) if compose.is_file() else {}
-
-
-def _compose_hosts(text: str) -> dict[str, str]:
-    data = yaml.safe_load(text) or {}
-    hosts = ((data.get("services") or {}).get("main") or {}).get("extra_hosts") or []
-    if isinstance(hosts, dict):
-        return {str(k): str(v) for k, v in hosts.items()}
-    return dict(h.rsplit(":", 1) for h in hosts)
+    return egress.stage_compose(stage, language)

@@ -1,11 +1,14 @@
 """JavaScript/TypeScript's runners for the toolchain grader (``toolchain_verifier``): Jest and Vitest (their JSON
 results, ``--json`` / ``--reporter=json``: one format) and Mocha (its ``json`` reporter), run from the
-repository's own ``node_modules`` by absolute path with this image's Node.js. Standard library only, Python 3.6+;
-ships as ``tests/js_runner.py``.
+repository's own ``node_modules`` by absolute path with this image's Node.js, and Node.js's own test runner
+(``node --test``, runner ``node:test``), whose events (``test:start``/``test:pass``/``test:fail``, each naming its
+file and nesting level; Node.js's "custom reporters" API) a reporter module this grader writes records as JSON
+lines. Standard library only, Python 3.6+; ships as ``tests/js_runner.py``.
 
 Node ids: ``<test file>::<describe> > <describe> > <test title>`` (Jest's and Vitest's ``ancestorTitles`` and
-``title``; Mocha's ``fullTitle``, its titles joined by spaces), re-selectable with ``jest <file> -t '<title>'`` /
-``vitest run <file> -t '<title>'`` / ``mocha <file> --grep '<title>'``.
+``title``; node:test's suites and parent tests; Mocha's ``fullTitle``, its titles joined by spaces), re-selectable
+with ``jest <file> -t '<title>'`` / ``vitest run <file> -t '<title>'`` / ``node --test --test-name-pattern
+'<title>' <file>`` / ``mocha <file> --grep '<title>'``.
 """
 
 import json
@@ -37,6 +40,31 @@ JS_EXTENSIONS = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")
 _TEST_NAME = re.compile(r"(^|[./])(test|spec)\.(c|m)?[jt]sx?$")
 _TITLE = re.compile(r"\b(?:it|test)(?:\.only|\.concurrent)?\s*\(\s*(['\"`])((?:(?!\1).){1,200})\1")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+NODE_TEST = "node:test"
+# Node.js's test runner reports through an async generator over its events (the "custom reporters" API, Node.js
+# 18.15+/20): this one writes each event the grader reads as one JSON line, its error as text.
+NODE_TEST_REPORTER = r"""
+export default async function* r2eReporter(source) {
+  for await (const event of source) {
+    const data = event.data || {};
+    if (event.type === "test:stderr" || event.type === "test:stdout") {
+      yield JSON.stringify({type: event.type, file: data.file || null, text: String(data.message || "")}) + "\n";
+      continue;
+    }
+    if (!["test:start", "test:pass", "test:fail"].includes(event.type)) continue;
+    const details = data.details || {};
+    let error = "";
+    if (details.error) {
+      const cause = details.error.cause !== undefined ? details.error.cause : details.error;
+      error = cause && cause.stack ? String(cause.stack) : String(cause);
+    }
+    yield JSON.stringify({type: event.type, file: data.file || null, name: String(data.name),
+                          nesting: data.nesting || 0, skip: data.skip !== undefined && data.skip !== false,
+                          todo: data.todo !== undefined && data.todo !== false,
+                          suite: details.type === "suite", error: error.slice(0, 4000)}) + "\n";
+  }
+}
+"""
 
 
 def is_test_path(path):
@@ -160,10 +188,15 @@ def _first(workspace, candidates):
     return None
 
 
-def command(runner, workspace, node, targets, out, scratch):
-    """The argv of one run of ``runner`` writing its JSON results to ``out``. Raises ``RuntimeError`` when the
-    runner is not installed in ``workspace/node_modules``."""
+def command(runner, workspace, node, targets, out, scratch, flags=(), reporter=None):
+    """The argv of one run of ``runner`` writing its JSON results to ``out``. ``flags``: Node.js options the
+    repository's test script gives ``node --test`` (``node_test_flags``); ``reporter``: the path of the
+    ``NODE_TEST_REPORTER`` module. Raises ``RuntimeError`` when the runner is not installed in
+    ``workspace/node_modules``."""
     exe = os.path.join(node, "bin", "node")
+    if runner == NODE_TEST:
+        return [exe] + list(flags) + ["--test", "--test-reporter=" + reporter,
+                                      "--test-reporter-destination=" + out] + list(targets)
     if runner == "jest":
         cli = _first(workspace, ["jest/bin/jest.js", "jest-cli/bin/jest.js"])
         args = ["--ci", "--json", "--outputFile=" + out, "--cacheDirectory=" + os.path.join(scratch, "jest-cache"),
@@ -187,11 +220,12 @@ def _message(text, limit=3000):
 
 def parse_results(runner, text, workspace, notes=None):
     """``(outcomes, collection_errors, messages)`` of a JSON report: Jest/Vitest (``testResults`` with
-    ``assertionResults``) or Mocha (``tests``/``failures``/``pending``). A test file that reported no test and
+    ``assertionResults``), Mocha (``tests``/``failures``/``pending``) or node:test (``NODE_TEST_REPORTER``'s JSON
+    lines, ``_parse_node_test``). A test file that reported no test and
     failed (it did not load) is a collection error with the runner's message. ``notes``, when a dict, gets
     ``{"failures": {node id: message}, "skipped": {}}``. Raises ``ValueError`` for text that is not such a
     report."""
-    data = json.loads(text)
+    data = json.loads(text) if runner != NODE_TEST else None
     outcomes, errors, messages, failures = {}, [], {}, {}
 
     def put(node, outcome, message=""):
@@ -227,11 +261,48 @@ def parse_results(runner, text, workspace, notes=None):
             put("%s::%s" % (rel(case.get("file")), case.get("fullTitle") or case.get("title")), "passed")
         for case in data.get("pending") or []:
             put("%s::%s" % (rel(case.get("file")), case.get("fullTitle") or case.get("title")), "skipped")
+    elif runner == NODE_TEST:
+        _parse_node_test(text, rel, put, errors, messages)
     else:
         raise ValueError("unknown JavaScript runner %r" % runner)
     if notes is not None:
         notes["failures"], notes["skipped"] = failures, {}
     return outcomes, sorted(set(errors)), messages
+
+
+def _parse_node_test(text, rel, put, errors, messages):
+    """Read ``NODE_TEST_REPORTER``'s JSON lines: a test's name is its enclosing suites' and parent tests' names
+    (the ``test:start`` events before it at lower nesting, per file) and its own; a suite is not a test; a skipped
+    or todo test is skipped; a failure at nesting 0 named after its file is the file not loading (a collection
+    error, with what the file wrote to stderr). Raises ``ValueError`` for a line that is not JSON."""
+    stacks, stderr = {}, {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        event = json.loads(line)
+        file = rel(event.get("file"))
+        if event.get("type") in ("test:stderr", "test:stdout"):
+            stderr.setdefault(file, []).append(str(event.get("text") or ""))
+            continue
+        nesting, name = int(event.get("nesting") or 0), str(event.get("name") or "")
+        stack = stacks.setdefault(file, [])
+        if event.get("type") == "test:start":
+            del stack[nesting:]
+            stack.append(name)
+            continue
+        if nesting == 0 and name and (name == event.get("file") or rel(name) == file):
+            if event.get("type") == "test:fail":
+                errors.append(file)
+                messages[file] = _message("".join(stderr.get(file, [])) or event.get("error") or "did not load", 800)
+            continue
+        if event.get("suite"):
+            continue
+        titles = stack[:nesting] + [name]
+        node = "%s::%s" % (file, " > ".join(titles))
+        if event.get("skip") or event.get("todo"):
+            put(node, "skipped")
+        else:
+            put(node, "passed" if event.get("type") == "test:pass" else "failed", event.get("error") or "")
 
 
 ANCESTOR_NAMES = ("node_modules", "package.json", "tsconfig.json", "jsconfig.json", ".babelrc", ".babelrc.js",
@@ -281,6 +352,14 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     home = os.path.join(scratch, "home")
     os.mkdir(home)
     out = os.path.join(scratch, "results.json")
+    reporter = None
+    if runner == NODE_TEST:  # in a folder of the grader's, which the runner user can read and not change
+        folder = tempfile.mkdtemp(prefix="r2e-reporter-")
+        os.chmod(folder, 0o755)
+        reporter = os.path.join(folder, "reporter.mjs")
+        with open(reporter, "w", encoding="utf-8") as fh:
+            fh.write(NODE_TEST_REPORTER)
+        os.chmod(reporter, 0o644)
     preexec, opened = None, {}
     if runner_uid is not None and os.geteuid() == 0:
         for path in (scratch, home):
@@ -289,7 +368,8 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         opened = _open_config_folders(workspace)
     start = time.time()
     try:
-        proc = subprocess.run(command(runner, workspace, node, targets, out, scratch), cwd=workspace,
+        argv = command(runner, workspace, node, targets, out, scratch, toolchain.get("flags") or (), reporter)
+        proc = subprocess.run(argv, cwd=workspace,
                               env=js_env(node, home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               timeout=timeout_sec, preexec_fn=preexec)
         code, log = proc.returncode, proc.stdout.decode("utf-8", "replace")
@@ -308,6 +388,8 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         outcomes, errors, messages = {}, sorted(targets), {t: why for t in targets}
         notes = {"failures": {}, "skipped": {}}
     shutil.rmtree(scratch, ignore_errors=True)
+    if reporter:
+        shutil.rmtree(os.path.dirname(reporter), ignore_errors=True)
     if full_log:
         core._write_atomic(full_log, log)
     return code, seconds, outcomes, errors, messages, notes, log[-4000:]

@@ -6,7 +6,7 @@ for the FAIL_TO_PASS / PASS_TO_PASS runs) and every bundle of such a language, w
 ``tests/verifier.py`` beside ``tests/runtime_verifier.py`` (whose input reading, workspace reset, locking and
 scoring it uses, so the graders share one implementation of each), ``tests/env_guard.py`` and the language's
 runner (``config["runner"]``: ``go`` -> ``tests/go_runner.py``; ``cargo`` -> ``tests/rust_runner.py``;
-``maven`` -> ``tests/java_runner.py``; ``jest``/``vitest``/``mocha`` -> ``tests/js_runner.py``), which knows the
+``maven`` -> ``tests/java_runner.py``; ``jest``/``vitest``/``mocha``/``node:test`` -> ``tests/js_runner.py``), which knows the
 runner's node ids, runs, results and sentinels.
 
 What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstring), with the runner's own rules:
@@ -28,7 +28,8 @@ What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstri
    every FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported failed.
 
 Commands (``python3 verifier.py COMMAND --tests-dir DIR``) and ``config.json`` keys are ``runtime_verifier``'s,
-with ``runner`` and ``toolchain`` (where the image keeps the toolchain and its caches).
+with ``runner``, ``toolchain`` (where the image keeps the toolchain and its caches) and ``runner_flags`` (options
+the base commit's test script gives the runner, e.g. ``node --test --import tsx``).
 """
 
 import json
@@ -45,7 +46,7 @@ except ImportError:  # in a bundle: env_guard.py, runtime_verifier.py and the ru
     import runtime_verifier as core
 
 RUNNER_MODULES = {"go": "go_runner", "cargo": "rust_runner", "maven": "java_runner", "jest": "js_runner",
-                  "vitest": "js_runner", "mocha": "js_runner"}
+                  "vitest": "js_runner", "mocha": "js_runner", "node:test": "js_runner"}
 
 
 def runner_module(config):
@@ -62,7 +63,7 @@ def runner_module(config):
 
 
 def _runner_args(config):
-    return dict(config.get("toolchain") or {}, runner=config.get("runner"))
+    return dict(config.get("toolchain") or {}, runner=config.get("runner"), flags=config.get("runner_flags") or [])
 
 
 def cmd_run(args):

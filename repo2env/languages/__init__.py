@@ -24,6 +24,9 @@ e.g. its ``runner``), ``grader_rules`` (the instruction's last paragraph: what g
 test files it reads), ``refine_selection`` (FAIL_TO_PASS tests that failed only because their file did not build
 moved to PASS_TO_PASS) and ``split_source`` (a source file that holds both the fix and its tests).
 
+Optional for every language: ``registry_hosts``, the package registries the egress guard blocks in the task's
+container (``environment.egress``; without it, only the code forge is blocked).
+
 Only the languages asked about are imported. ``python`` is built in and is the fallback when no language
 recognises a tree (what repo2rlenv did before languages were pluggable).
 """

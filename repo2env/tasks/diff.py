@@ -105,7 +105,7 @@ def build_diff_task(ctx: BuildContext, repo: RepoRef, pr: PullRequest, source, *
         stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
         stage.write_text("instruction.md", made.text)
         if image is not None:
-            stage_environment(stage, image, pr.base_commit)
+            stage_environment(stage, image, pr.base_commit, language)
             stage.write_bytes("tests/verifier.py", graders.source("diff_verifier"))
             write_test_sh(stage, "verifier.py", budget=grader_budget(VERIFIER_TIMEOUT_SEC))
             stage.write_bytes("tests/oracle.patch", whole.encode("utf-8", "surrogateescape"))

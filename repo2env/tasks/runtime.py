@@ -28,7 +28,8 @@ from repo2env.core.records import ChangeSplit, Draft, RepoRef, Skip, TestRun
 from repo2env.environment import images
 from repo2env.environment.ladder import EnvironmentSearch
 from repo2env.environment.selection import select_tests
-from repo2env.environment.task_image import TaskImage, egress_hosts, stage_environment
+from repo2env.environment.egress import bundle_hosts
+from repo2env.environment.task_image import TaskImage, stage_environment
 from repo2env.environment.testrun import PatchDoesNotApply, run_tests
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
@@ -135,7 +136,7 @@ def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, time
 
 def _stage_files(stage: BundleStage, spec: RuntimeSpec, language, image: TaskImage, config: dict,
                  overlay: tuple, base_tree: dict[str, str]) -> dict[str, str]:
-    hosts = stage_environment(stage, image, spec.base_commit)
+    hosts = stage_environment(stage, image, spec.base_commit, language)
     stage.write_bytes("solution/patch.diff", spec.split.gold_patch.encode("utf-8", "surrogateescape"))
     stage.write_text("solution/solve.sh", templates.read("solve.sh"), executable=True)
     for name, data in language.grader_files().items():
@@ -423,7 +424,7 @@ def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage
     trial = dict(config, run_targets=files)
     _write_config(stage, trial)
     env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
-    hosts, limits = egress_hosts(stage.root), caps(ctx, spec.repo)
+    hosts, limits = bundle_hosts(stage.root), caps(ctx, spec.repo)
     try:
         with timings.stage("test runs"):
             before, after = concurrency.run_all([

@@ -149,7 +149,12 @@ def test_the_test_script_decides_the_runner(new_repo):
     node_test = commit_files(repo, "n", {"package.json": json.dumps(
         {"devDependencies": {"jest": "^29"}, "scripts": {"test": "node --test dist/test/*.js"}}), "a.js": ""})
     found = languages.for_commit(repo, node_test)[1]
-    assert not found.supported and "node --test" in found.reason
+    assert not found.supported and "node --test on built files (dist/test/*.js)" in found.reason
+    own = commit_files(repo, "o", {"package.json": json.dumps({"devDependencies": {"tsx": "^4"}, "scripts": {
+        "test": "cross-env TZ=UTC node --import tsx --test --test-reporter=spec test/*.test.ts && tsc"}})})
+    assert languages.for_commit(repo, own)[1].supported
+    assert languages.load("javascript").grader_config(str(repo), own) == {"runner": "node:test",
+                                                                           "runner_flags": ["--import", "tsx"]}
     mocha = commit_files(repo, "m", {"package.json": json.dumps(
         {"devDependencies": {"jest": "^29", "mocha": "^10"}, "scripts": {"test": "mocha test/"}})})
     assert languages.load("javascript").grader_config(str(repo), mocha) == {"runner": "mocha"}
@@ -162,3 +167,28 @@ def test_mocha_sentinel_ids_are_its_full_titles(tmp_path):
                                    "    assert.strictEqual(1, 1);\n  });\n});\n")
     nodes = js_runner.plant_sentinels(str(tmp_path), ["t.js"], 3, random.Random(2), runner="mocha")
     assert any(n.startswith("t.js::picomatch ") and " > " not in n for n in nodes)
+
+
+def test_node_test_runs_report_nested_names_skips_and_files_that_do_not_load(tmp_path):
+    """The host's Node.js runs node:test files through the grader's reporter module; a suite is no test, a parent
+    test with subtests is one, ``skip``/``todo`` are skipped, a file that does not load is a collection error
+    carrying what it wrote to stderr, and the failure message is the assertion's."""
+    import os
+    import shutil
+
+    node = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("node"))))
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "a.test.mjs").write_text(
+        'import { describe, it, test } from "node:test";\nimport assert from "node:assert/strict";\n'
+        'describe("outer", () => {\n  describe("in ner", () => {\n    it("adds 1 and 1", () => '
+        'assert.equal(1 + 1, 3));\n  });\n  it.skip("skipped one", () => {});\n  it.todo("later");\n});\n'
+        'test("with sub", async (t) => { await t.test("sub a", () => {}); });\n')
+    (tmp_path / "test" / "b.test.mjs").write_text('import "./missing.mjs";\n')
+    code, _, outcomes, errors, messages, notes, _ = js_runner.run(
+        str(tmp_path), ["test/a.test.mjs", "test/b.test.mjs"], 60, {"node": node, "runner": "node:test"})
+    assert code == 1 and outcomes == {
+        "test/a.test.mjs::outer > in ner > adds 1 and 1": "failed", "test/a.test.mjs::outer > skipped one": "skipped",
+        "test/a.test.mjs::outer > later": "skipped", "test/a.test.mjs::with sub > sub a": "passed",
+        "test/a.test.mjs::with sub": "passed"}
+    assert errors == ["test/b.test.mjs"] and "missing.mjs" in messages["test/b.test.mjs"]
+    assert "2 !== 3" in notes["failures"]["test/a.test.mjs::outer > in ner > adds 1 and 1"]

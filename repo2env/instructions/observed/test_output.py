@@ -48,6 +48,9 @@ _CHAI = re.compile(r"expected (?P<got>.+?) to (?:be|equal|deeply equal|strictly 
                    r"(?P<want>.+?)(?: // Object\.is equality)?$")
 _JEST_WANT = re.compile(r"^Expected(?: value)?:\s*(?P<want>.+)$")
 _JEST_GOT = re.compile(r"^Received(?: value)?:\s*(?P<got>.+)$")
+_NODE_ASSERT = re.compile(r"^(?:AssertionError\S*(?: \[\w+\])?: )?(?:(?P<got>[^\n]+?) (?:!==|==|!=) (?P<want>[^\n]+)$|"
+                          r"Expected values to be (?:strictly |loosely )?(?:deep-)?equal:\n(?:\+ actual - expected\n)?"
+                          r"\+ (?P<dgot>[^\n]*[^\n\[{(])\n- (?P<dwant>[^\n]*[^\n\[{(])$)", re.MULTILINE)
 _THROWN = re.compile(r"^(?P<error>(?:\w+\.)?\w*(?:Error|Exception)(?: \[\w+\])?: .+)$")
 _UNDEFINED = re.compile(r"undefined: (?P<name>[A-Za-z_][\w.]*)")
 _ARGUMENTS = re.compile(r"(?P<which>too many|not enough) arguments in call to (?P<name>[\w.]+)\s+have (?P<have>\(.*?\))"
@@ -191,15 +194,22 @@ def _jest_values_joined(lines: list[str]) -> list[str]:
 
 
 def _expect_call(line: str) -> tuple[str, str] | None:
-    """``(call, args)`` of the ``expect(<call>)`` on a test line, when what is expected is a call."""
+    """``(call, args)`` of the ``expect(<call>)`` on a test line, or of the first argument of Node.js's
+    ``assert.<check>(<call>, ...)`` / ``assert(<call>)``, when what is checked is a call."""
     start = line.find("expect(")
-    if start < 0:
-        return None
-    depth, i = 0, start + len("expect")
+    if start >= 0:
+        i = start + len("expect")
+    else:
+        node = re.search(r"(?<![\w.$])assert(?:\.(?P<check>\w+))?\s*\(", line)
+        if node is None:
+            return None
+        i = node.end() - 1
+    depth = 0
     for j in range(i, len(line)):
         depth += {"(": 1, ")": -1}.get(line[j], 0)
         if depth == 0:
-            inner = re.sub(r"^(?:async\s*)?\(\s*\)\s*=>\s*(?:await\s+)?", "", line[i + 1:j].strip())  # () => f(x)
+            inner = line[i + 1:j].strip() if start >= 0 else _split_args(line[i + 1:j])[0].strip()
+            inner = re.sub(r"^(?:async\s*)?\(\s*\)\s*=>\s*(?:await\s+)?", "", inner)  # () => f(x)
             found = re.fullmatch(_CALL, inner)
             if found and _closes_early(found.group("args")):
                 # a chain (make(x).format(y)): the greedy match spans calls; the last call is what is checked
@@ -226,7 +236,8 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
     if call is None:
         return None
     joined = "\n".join(lines)
-    if re.search(r"to throw an error, but it didn't|Received function did not throw", joined):
+    if re.search(r"to throw an error, but it didn't|Received function did not throw|^(?:AssertionError\S*(?: \[\w+\])?: )?"
+                 r"Missing expected (?:exception|rejection)", joined, re.MULTILINE):
         return f"Calling {call} does not throw an error; it should throw one."
     other = re.search(r"expected a thrown error to be (?P<want>.+)$|^Expected (?:message|constructor|substring|pattern):"
                       r"\s*(?P<jwant>.+)$", joined, re.MULTILINE)
@@ -237,7 +248,10 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
         return f"Calling {call} throws a different error than expected."
     got = want = None
     lines = _jest_values_joined(lines)
-    for line in lines:
+    node = _NODE_ASSERT.search(joined)
+    if node is not None:  # node:assert: "15 !== 10", or its diff of the actual (+) and expected (-) values
+        got, want = node.group("got") or node.group("dgot"), node.group("want") or node.group("dwant")
+    for line in lines if node is None else ():
         chai, jest_want, jest_got = _CHAI.search(line), _JEST_WANT.match(line), _JEST_GOT.match(line)
         if chai:
             got, want = chai.group("got"), chai.group("want")
@@ -251,6 +265,9 @@ def _js_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: bool)
         if want_span is not None and disclose:
             return f"Calling {call} returns {got_span}; it should return {want_span}."
         return f"Calling {call} returns {got_span}, which is not the correct result."
+    if re.search(r"The expression evaluated to a falsy value|^AssertionError\S*(?: \[\w+\])?: (?:false|null|undefined|0|"
+                 r"''|NaN) == true$", joined, re.MULTILINE):  # node:assert's assert(f(x)) / assert.ok
+        return f"Calling {call} returns a falsy value; it should return a truthy one."
     # Jest's own matcher header ("Error: expect(received).toBe(expected)") is not what the code threw
     thrown = next((m for m in (_THROWN.match(ln) for ln in lines if not ln.startswith("Error: expect(")) if m),
                   None)

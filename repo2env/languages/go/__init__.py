@@ -13,6 +13,8 @@ class GoLanguage(ToolchainLanguage):
     """The ``go`` language plugin (``repo2env.languages.Language``; the grader's parts in ``ToolchainLanguage``)."""
 
     name = "go"
+    # the egress guard's hosts (environment.egress): the Go module proxies and the module index
+    registry_hosts = ("proxy.golang.org", "sum.golang.org", "pkg.go.dev", "goproxy.io", "goproxy.cn")
     runner_module = "go_runner"
     manifest_label = "go"
     test_config_names = files.GO_CONFIG_NAMES

@@ -17,6 +17,9 @@ class JavaLanguage(ToolchainLanguage):
     """The ``java`` language plugin (``repo2env.languages.Language``; the grader's parts in ``ToolchainLanguage``)."""
 
     name = "java"
+    # the egress guard's hosts (environment.egress): Maven Central and JitPack
+    registry_hosts = ("repo.maven.apache.org", "repo1.maven.org", "central.sonatype.com", "search.maven.org",
+                      "jitpack.io")
     runner_module = "java_runner"
     manifest_label = "java"
     test_config_names = files.CONFIG_NAMES

@@ -1,7 +1,8 @@
-"""JavaScript/TypeScript: Jest, Vitest or Mocha graded by ``graders/toolchain_verifier.py`` (``js_runner``: their
-own JSON reports), installed with npm as the lockfile pins it or as of the base commit's date (``recipe``), test
-files by the runners' default places (``files``), and Node.js and ``node_modules`` recorded of the image for the
-grader (``record_environment``)."""
+"""JavaScript/TypeScript: Jest, Vitest, Mocha or Node.js's own ``node --test``, graded by
+``graders/toolchain_verifier.py`` (``js_runner``: the runners' own JSON reports, node:test's events), installed
+with npm as the lockfile pins it or as of the base commit's date (``recipe``), test files by the runners' default
+places (``files``), and Node.js and ``node_modules`` recorded of the image for the grader
+(``record_environment``)."""
 
 from repo2env.core import gitrepo
 from repo2env.graders.js_runner import CACHE_DIRS, DEFAULT_TOOLCHAIN
@@ -14,6 +15,9 @@ class JavaScriptLanguage(ToolchainLanguage):
     """The ``javascript`` language plugin (``repo2env.languages.Language``); TypeScript is the same plugin."""
 
     name = "javascript"
+    # the egress guard's hosts (environment.egress): the npm registry and the CDNs that serve its packages
+    registry_hosts = ("registry.npmjs.org", "registry.yarnpkg.com", "www.npmjs.com", "unpkg.com", "cdn.jsdelivr.net",
+                      "esm.sh")
     runner_module = "js_runner"
     manifest_label = "node"
     test_config_names = files.CONFIG_NAMES
@@ -46,8 +50,10 @@ class JavaScriptLanguage(ToolchainLanguage):
         return files.read_project(gitrepo.show_file(repo_path, commit, "package.json") or "", tree)
 
     def grader_config(self, repo_path: str, commit: str) -> dict:
-        """What the grader's ``config.json`` needs of ``commit``: the ``runner`` package.json asks for."""
-        return {"runner": self.project(repo_path, commit).runner}
+        """What the grader's ``config.json`` needs of ``commit``: the ``runner`` package.json asks for and, for
+        ``node --test``, the Node.js options its test script gives (``runner_flags``)."""
+        project = self.project(repo_path, commit)
+        return {"runner": project.runner, **({"runner_flags": list(project.flags)} if project.flags else {})}
 
     def is_test_file(self, path: str) -> bool:
         """``files.is_test_path``."""

@@ -9,14 +9,22 @@ Test files (``js_runner.is_test_path``, the grader's rule): ``*.test.*`` / ``*.s
 
 import json
 import re
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, field
 
-from repo2env.graders.js_runner import CONFIG_NAMES, JS_EXTENSIONS, is_test_path
+from repo2env.graders.js_runner import CONFIG_NAMES, JS_EXTENSIONS, NODE_TEST, is_test_path
 
-__all__ = ["CONFIG_NAMES", "is_test_path", "is_runnable", "Project", "read_project"]
+__all__ = ["CONFIG_NAMES", "is_test_path", "is_runnable", "Project", "read_project", "node_test_flags"]
 
 _DECLARES = re.compile(r"(^|[^\w.])(it|test|describe)\s*(\.\w+\s*)?\(", re.MULTILINE)
 RUNNERS = ("vitest", "jest", "mocha")  # in the order a package.json that lists several is read
+# node --test options that take the next word as their value (Node.js's CLI documentation)
+_VALUED = {"--import", "--require", "-r", "--loader", "--experimental-loader", "--conditions", "-C", "--env-file",
+           "--test-timeout", "--test-concurrency", "--input-type"}
+# option prefixes the grader sets itself or that change what runs: every --test* option (reporters, filters,
+# shards, timeouts), watch mode, the experimental test coverage and snapshots
+_DROPPED = ("--test", "--watch", "--experimental-test-")
+_NODE_TEST = re.compile(r"(?:^|[\s;&|(])node\s+(?:[^|&;]*\s)?--test(?:\s|$|[;&|)])")
 
 
 def is_runnable(path: str, text: str = "") -> bool:
@@ -29,13 +37,15 @@ def is_runnable(path: str, text: str = "") -> bool:
 
 @dataclass(frozen=True)
 class Project:
-    """What a root ``package.json`` says: the ``runner`` (vitest, jest or mocha; None when none is listed), the
+    """What a root ``package.json`` says: the ``runner`` (vitest, jest, mocha or ``node:test``, Node.js's own, when
+    the test script runs ``node --test``; None when none is listed), its ``flags`` (``node_test_flags``), the
     ``manager`` (``npm`` with ``package-lock.json``, else ``npm-install``), and ``unsupported`` (why the tree
     cannot be handled, or None)."""
 
     runner: str | None
     manager: str
     unsupported: str | None
+    flags: tuple[str, ...] = field(default=())
 
 
 def read_project(package_json: str, tree: set[str]) -> Project:
@@ -51,11 +61,17 @@ def read_project(package_json: str, tree: set[str]) -> Project:
     # the test script says which runner the project uses (a runner listed in the dependencies may serve
     # something else); the dependencies decide only when the script names none
     runner = next((r for r in RUNNERS if re.search(r"\b%s\b" % r, script)), None)
-    other = re.search(r"node\s+(?:[^|&;]*\s)?--test\b|\b(ava|tap|tape|uvu|karma|playwright|jasmine|lab|qunit)\b",
-                      script)
+    flags: tuple[str, ...] = ()
+    if runner is None and _NODE_TEST.search(script):
+        built = re.search(r"--test\b[^|&;]*?\s\.?/?((?:dist|build|out)/\S*)", script)
+        if built:
+            return Project(None, "npm", f"the test script runs node --test on built files ({built.group(1)}): "
+                                        "a build step before the tests is not supported")
+        runner, flags = NODE_TEST, node_test_flags(script)
+    other = re.search(r"\b(ava|tap|tape|uvu|karma|playwright|jasmine|lab|qunit)\b", script)
     if runner is None and other:
-        return Project(None, "npm", f"the test script runs {other.group(1) or 'node --test'} "
-                                    "(vitest, jest and mocha are supported)")
+        return Project(None, "npm", f"the test script runs {other.group(1)} "
+                                    "(vitest, jest, mocha and node --test are supported)")
     if runner is None:
         runner = next((r for r in RUNNERS if r in deps or (r == "jest" and "ts-jest" in deps)), None)
     if ".yarnrc.yml" in tree or ".pnp.cjs" in tree:
@@ -65,6 +81,32 @@ def read_project(package_json: str, tree: set[str]) -> Project:
         return Project(runner, "pnpm", "pnpm-lock.yaml only: pnpm is not supported yet (npm with "
                                        "package-lock.json, or without a lockfile, is)")
     if runner is None:
-        return Project(None, "npm", "no supported test runner in package.json (vitest, jest or mocha; "
-                                    "node:test and others are not supported yet)")
-    return Project(runner, "npm" if "package-lock.json" in tree else "npm-install", None)
+        return Project(None, "npm", "no supported test runner in package.json (vitest, jest, mocha or a test "
+                                    "script running node --test)")
+    return Project(runner, "npm" if "package-lock.json" in tree else "npm-install", None, flags)
+
+
+def node_test_flags(script: str) -> tuple[str, ...]:
+    """The Node.js options a test script gives ``node --test`` (``--import tsx``, ``--experimental-*``, ...),
+    for the grader to give too: the first command of ``script`` (split at ``&&``, ``||``, ``;``, ``|``) that runs
+    ``node`` with ``--test``; its file and folder arguments are left out (the grader names the test files), as are
+    every ``--test*`` option, watch mode and coverage (``_DROPPED``). A script ``shlex`` cannot split gives none."""
+    for part in re.split(r"&&|\|\||;|\|", script):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            return ()
+        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*|cross-env", words[0]):
+            words = words[1:]  # VAR=value prefixes
+        if not words or words[0] != "node" or "--test" not in words:
+            continue
+        kept, i = [], 1
+        while i < len(words):
+            word = words[i]
+            name = word.split("=", 1)[0]
+            takes_next = name in _VALUED and "=" not in word and i + 1 < len(words)
+            if word.startswith("-") and not name.startswith(_DROPPED):
+                kept.extend([word, words[i + 1]] if takes_next else [word])
+            i += 2 if takes_next else 1
+        return tuple(kept)
+    return ()

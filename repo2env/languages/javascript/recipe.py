@@ -38,7 +38,7 @@ def detect_recipe(repo_path: str, commit: str, override, project) -> InstallReci
         "printf 'node_modules/\\n' >> .git/info/exclude",
         "(git ls-files --error-unmatch package-lock.json >/dev/null 2>&1 || "
         "printf 'package-lock.json\\n' >> .git/info/exclude)",
-        "chmod -R a+rX node_modules")
+        "mkdir -p node_modules && chmod -R a+rX node_modules")  # a package with no dependency has none
     env = {"NODE_EXTRA_CA_CERTS": "/etc/ssl/certs/ca-certificates.crt", "npm_config_update_notifier": "false",
            "npm_config_fund": "false", "CI": "true", **(override.env if override else {})}
     parts = (RecipePart(kind="toolchain", name=image_for(major), why="Node.js of this machine"),

@@ -13,6 +13,8 @@ class PythonLanguage:
     """The ``python`` language plugin (``repo2env.languages.Language``)."""
 
     name = "python"
+    # the egress guard's hosts (environment.egress): PyPI
+    registry_hosts = ("pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org")
     test_config_names = files.TEST_CONFIG_NAMES
 
     def detect(self, tree: set[str]) -> Detection | None:

@@ -13,6 +13,8 @@ class RustLanguage(ToolchainLanguage):
     """The ``rust`` language plugin (``repo2env.languages.Language``; the grader's parts in ``ToolchainLanguage``)."""
 
     name = "rust"
+    # the egress guard's hosts (environment.egress): crates.io and docs.rs (which shows a crate's source)
+    registry_hosts = ("crates.io", "index.crates.io", "static.crates.io", "docs.rs")
     runner_module = "rust_runner"
     manifest_label = "rust"
     test_config_names = files.CONFIG_NAMES

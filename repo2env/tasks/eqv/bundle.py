@@ -12,7 +12,7 @@ from repo2env.core.metadata import EquivalenceTable, LeakAuditRecord, RewardCali
 from repo2env.core.options import BuildContext
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import Draft, RepoRef, Skip
-from repo2env.environment import images
+from repo2env.environment import egress, images
 from repo2env.environment.ladder import first_image
 from repo2env.instructions.leak_audit import AuditContext, audit, remove_findings, rules_fired
 from repo2env.tasks.common import DEFAULT_PYTHON_PATH, grader_budget, write_task, write_test_sh
@@ -77,7 +77,7 @@ def _stage(stage: BundleStage, repo: RepoRef, commit: str, fn: FunctionCandidate
         "eqv_environment.Dockerfile", image_ref=image.image_ref, base_commit=commit,
         parent_flag="" if hidden else f"-p {commit}"))
     stage.write_text("environment/scrub_history.sh", templates.read("scrub_history.sh"), executable=True)
-    stage.write_text("environment/docker-compose.yaml", templates.read("docker-compose.yaml"))
+    egress.stage_compose(stage, languages.load("python"))
     stage.write_text("solution/task_module.py", task_module.reference_copy(fn))
     stage.write_text("solution/solve.sh", templates.read("eqv_solve.sh"), executable=True)
     stage.write_bytes("tests/eqv_harness.py", graders.source("eqv_harness"))
