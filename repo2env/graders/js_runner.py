@@ -114,13 +114,41 @@ def _other_literal(text, rng):
     return str(rng.randint(2, 999))
 
 
+_JS_GLOBALS = frozenset(("Math", "JSON", "Number", "String", "Array", "Object", "Date", "BigInt", "Boolean",
+                         "parseInt", "parseFloat", "encodeURIComponent", "decodeURIComponent", "Buffer", "Symbol"))
+_TOP_BINDING = re.compile(r"^(?:export\s+)?(?:const\s+(?P<const>[A-Za-z_$][\w$]*)\s*=|const\s*\{(?P<names>[^}]*)\}\s*="
+                          r"|(?:async\s+)?function\*?\s+(?P<fn>[A-Za-z_$][\w$]*)|class\s+(?P<cls>[A-Za-z_$][\w$]*)"
+                          r"|import\s+(?P<import>.+?)\s+from\s)", re.MULTILINE)
+
+
+def _top_level_names(text):
+    """Names bound once and for all at the top of a test file: ``const`` (plain or destructured), ``import``,
+    ``function`` and ``class`` declarations at column 0 (a ``let``/``var`` may be assigned later, in a hook)."""
+    names = set()
+    for m in _TOP_BINDING.finditer(text):
+        for group in ("const", "fn", "cls"):
+            if m.group(group):
+                names.add(m.group(group))
+        for group in ("names", "import"):
+            for part in re.split(r"[,{}]", m.group(group) or ""):
+                # "a", "a: b" / "a as b" (bound as b), "* as ns", "type T"
+                words = re.findall(r"[A-Za-z_$][\w$]*", part.split(":")[-1].split(" as ")[-1])
+                if words:
+                    names.add(words[-1])
+    return names
+
+
 def _sentinel_check(text, rng):
     """The failing statement of a sentinel, asserted the way the file does: one of the file's own
     ``expect(f(literals)).toBe(literal)`` lines with another expected value (so neither its shape nor its
     message tells it from a graded test's), else ``expect``/``assert.strictEqual`` of two numbers, else a thrown
-    ``Error``."""
+    ``Error``. A line is cloned only when its call starts from a name the file binds at its top (``const``,
+    ``import``, ``function``, ``class``) or a JavaScript global: one reading a test's own variable would fail with a
+    ReferenceError, not through its assertion, and a grader whose assertions were neutered would not see it."""
     lines = [m for m in (_EXPECT_LINE.match(line) for line in text.splitlines()) if m]
-    cloned = [m for m in lines if _LITERAL_CALL.fullmatch(m.group("inner").strip())]
+    bound = _top_level_names(text) | _JS_GLOBALS
+    cloned = [m for m in lines if _LITERAL_CALL.fullmatch(m.group("inner").strip())
+              and re.match(r"[A-Za-z_$][\w$]*", m.group("inner").strip()).group(0) in bound]
     if cloned:
         found = rng.choice(cloned)
         return "expect(%s).%s(%s)" % (found.group("inner").strip(), found.group("matcher"),

@@ -136,11 +136,12 @@ def test_what_node_would_read_above_the_workspace_is_removed(tmp_path):
 def test_sentinels_clone_the_files_own_expectations(tmp_path):
     import random
 
-    (tmp_path / "c.test.ts").write_text('describe("clamp", () => {\n  it("keeps a value inside", () => {\n'
+    (tmp_path / "c.test.ts").write_text('import { clamp } from "./clamp";\ndescribe("clamp", () => {\n'
+                                        '  it("keeps a value inside", () => {\n'
                                         '    expect(clamp(5, 0, 10)).toBe(5);\n  });\n});\n')
     [node] = js_runner.plant_sentinels(str(tmp_path), ["c.test.ts"], 1, random.Random(1))
     text = (tmp_path / "c.test.ts").read_text()
-    assert node.startswith("c.test.ts::clamp > ") and "expect(clamp(5, 0, 10)).toBe(" in text.split("\n")[2]
+    assert node.startswith("c.test.ts::clamp > ") and "expect(clamp(5, 0, 10)).toBe(" in text.split("\n")[3]
     assert text.count("expect(clamp(5, 0, 10)).toBe(5);") == 1  # the sentinel expects another value
 
 
@@ -192,3 +193,20 @@ def test_node_test_runs_report_nested_names_skips_and_files_that_do_not_load(tmp
         "test/a.test.mjs::with sub": "passed"}
     assert errors == ["test/b.test.mjs"] and "missing.mjs" in messages["test/b.test.mjs"]
     assert "2 !== 3" in notes["failures"]["test/a.test.mjs::outer > in ner > adds 1 and 1"]
+
+
+def test_sentinels_never_clone_a_line_that_reads_a_tests_own_variable(tmp_path):
+    """commander.js: a clone of ``expect(program.configureOutput()).toEqual(x)`` fails with a ReferenceError
+    outside its test, whatever ``expect`` does, so code that neutered ``expect`` went unseen; only a call from a
+    name the file binds at its top is cloned."""
+    import random
+
+    local = ('const { Command } = require("../");\n\ntest("a", () => {\n  const program = new Command();\n'
+             '  expect(program.configureOutput()).toEqual(1);\n});\n')
+    (tmp_path / "a.test.js").write_text(local)
+    js_runner.plant_sentinels(str(tmp_path), ["a.test.js"], 1, random.Random(3))
+    assert (tmp_path / "a.test.js").read_text().count("expect(program.configureOutput())") == 1
+    top = 'const { parse } = require("../");\n\ntest("b", () => {\n  expect(parse("1")).toBe(1);\n});\n'
+    (tmp_path / "b.test.js").write_text(top)
+    js_runner.plant_sentinels(str(tmp_path), ["b.test.js"], 1, random.Random(3))
+    assert (tmp_path / "b.test.js").read_text().count('expect(parse("1")).toBe(') == 2
