@@ -42,6 +42,7 @@ from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.discover import discover as discover_functions
 from repo2env.tasks.eqv.discover import select as select_functions
 from repo2env.tasks.eqv.generation import GATE_BOXES
+from repo2env.tasks.mutate import MutantCandidate, Revision, planted_mutations, revision_mutations
 from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, some_of, whole_number, words
 from repo2env.tasks.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.tasks.runtime import RuntimeSpec, build_runtime_task
@@ -61,7 +62,8 @@ __all__ = [
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
     "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "screen_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
     "build_eqv_task",
-    "discover_functions", "select_functions",
+    "discover_functions", "select_functions", "MutantCandidate", "Revision", "planted_mutations",
+    "revision_mutations",
 ]
 
 GROUP = "repo2env.pipelines"

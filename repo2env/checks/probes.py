@@ -155,7 +155,7 @@ class ProbeResult:
 def task_kind(config: dict) -> str | None:
     """``runtime``, ``eqv`` or ``diff`` for one of our bundles, by its pipeline; None when unknown."""
     pipeline = config.get("metadata", {}).get("repo2env", {}).get("pipeline")
-    return {"pr_runtime": "runtime", "commit_runtime": "runtime", "equivalence_tests": "eqv",
+    return {"pr_runtime": "runtime", "commit_runtime": "runtime", "repo_mutate": "runtime", "equivalence_tests": "eqv",
             "pr_diff": "diff"}.get(pipeline)
 
 

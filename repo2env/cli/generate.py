@@ -192,9 +192,10 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               help="Pipeline plugin: pr_runtime, commit_runtime, pr_diff, equivalence_tests (`repo2rlenv pipelines`).")
 @click.option("--out", type=click.Path(path_type=Path), required=True, panel=OUTPUT,
               help="Folder for verified task bundles.")
-@click.option("--format", "bundle_format", type=click.Choice(FORMATS), default="harbor-1.0", show_default=True,
+@click.option("--format", "bundle_format", type=click.Choice(FORMATS), default=None,
               panel=OUTPUT, help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema "
-              "1.3 (source snapshots, artifacts, a separate verifier container, no network).")
+              "1.3 (source snapshots, artifacts, a separate verifier container, no network). Default: the "
+              "pipeline's first (harbor-1.0; repo_mutate: harbor-1.3).")
 @click.option("--pipeline-opt", "pipeline_opts", multiple=True, panel=OUTPUT,
               help="KEY=VALUE passed to the pipeline (keys: `repo2rlenv pipelines --verbose`).")
 @click.option("--dry-run", is_flag=True, panel=OUTPUT,

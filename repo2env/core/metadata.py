@@ -146,6 +146,23 @@ class CommitRuntimeTests(RuntimeTests):
     subject: str
 
 
+class MutateTests(RuntimeTests):
+    """``[metadata.repo2env.repo_mutate]``: the synthetic bug (provenance only; the statement names none of it).
+    ``base_commit`` is the mutant commit, ``head_commit`` the fix (the revision's tree again)."""
+
+    revision: str
+    strategy: str
+    strategy_version: str
+    mutated_file: str
+    function: str
+    line: int
+    description: str
+    mutation_key: str = Field(description="Stable id of the edit (path and byte edits)")
+    seed: int
+    diff_digest: str | None = Field(default=None, description="Digest of the gold patch's changed lines, "
+                                    "whitespace collapsed: the duplicate rule's key with fail_to_pass")
+
+
 class LeakAuditRecord(_Table):
     """``[metadata.repo2env.leak_audit]``: which text became instruction.md and what the audit did.
     ``action``: ``none`` (clean), ``spans_removed`` (deterministic text lost the findings), ``reasked`` (the model
@@ -231,6 +248,7 @@ class Repo2EnvMetadata(_Table):
     commit_runtime: CommitRuntimeTests | None = None
     pr_diff: PrDiffTable | None = None
     equivalence_tests: EquivalenceTable | None = None
+    repo_mutate: MutateTests | None = None
 
 
 def difficulty_bucket(changed_lines: int, source_files: int) -> str:

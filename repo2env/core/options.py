@@ -65,7 +65,7 @@ class GenerateOptions:
     github_max_wait: float = 3600.0
     pr_filters: PrFilters = field(default_factory=PrFilters)
     llm: Any = None
-    format: str = "harbor-1.0"
+    format: str | None = "harbor-1.0"  # None: the pipeline's first (``run.generate._check_format``)
     probes: bool = True
     env_memory: Path | None = None
     setup_llm: Any = None

@@ -44,6 +44,11 @@ class SkipReason(StrEnum):
     ORACLE_FAILED = "oracle_failed"
     NOP_FAILED = "nop_failed"
     CONTROL_ERROR = "control_error"
+    NO_COVERING_TEST = "no_covering_test"
+    EQUIVALENT_MUTANT = "equivalent_mutant"
+    DUPLICATE_MUTANT = "duplicate_mutant"
+    BREAKS_TOO_MUCH = "breaks_too_much"
+    MAX_TASKS_REACHED = "max_tasks_reached"
 
 
 SKIP_REASONS: dict[SkipReason, str] = {
@@ -90,6 +95,12 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.ORACLE_FAILED: "the reference solution did not score 1.0",
     SkipReason.NOP_FAILED: "doing nothing did not score 0.0",
     SkipReason.CONTROL_ERROR: "a control run could not be executed",
+    SkipReason.NO_COVERING_TEST: "repo_mutate: no test that passes at the revision calls the mutated function",
+    SkipReason.EQUIVALENT_MUTANT: "repo_mutate: no covering test fails with the synthetic bug, consistently (an "
+                                  "equivalent mutant, or one the tests cannot see)",
+    SkipReason.DUPLICATE_MUTANT: "repo_mutate: another kept mutant fails the same tests with the same normalised diff",
+    SkipReason.BREAKS_TOO_MUCH: "repo_mutate: the synthetic bug fails more of the tests run than max_break_share",
+    SkipReason.MAX_TASKS_REACHED: "repo_mutate: this run already made max_tasks tasks",
 }
 
 # Reasons that mean "the bundle was built but its controls rejected it".

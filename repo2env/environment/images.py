@@ -233,6 +233,28 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def derived_task_image(client: docker.DockerClient, repo: RepoRef, parent_tag: str, parent_commit: str,
+                       ref: str) -> tuple[str, float]:
+    """The task image of ``commit``, a descendant of ``parent_commit`` whose dependencies are the same (a
+    synthetic bug in a source file) that the ref ``ref`` of ``repo`` names: ``parent_tag`` (the task image of
+    ``parent_commit``) with the commits after it fetched from a git bundle of ``parent_commit..ref`` and checked
+    out, so the install is never repeated. Returns ``(tag, build_seconds)``, 0.0 on a cache hit. Raises
+    ``BuildError``, ``GitError``."""
+    commit = gitrepo.run_git(repo.path, "rev-parse", "--verify", ref).decode().strip()
+    dockerfile = templates.render("derived_task.Dockerfile", parent_image=parent_tag, commit=commit, ref=ref)
+    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{commit[:12]}-{_digest(dockerfile, n=8)}"
+    note_use(tag)
+    if image_exists(client, tag):
+        return tag, 0.0
+    tmp = Path(tempfile.mkdtemp(prefix="r2e-derived-"))
+    try:
+        gitrepo.run_git(repo.path, "bundle", "create", "-q", str(tmp / "commits.bundle"), f"{parent_commit}..{ref}")
+        (tmp / "Dockerfile").write_text(dockerfile)
+        return tag, build(client, tmp, tag, labels=image_labels("env", repo=repo.slug))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:
     """Build a bundle's ``environment/`` directory as Harbor would; returns the tag (content-addressed)."""
     h = hashlib.sha256()

@@ -227,11 +227,16 @@ def named(plan, options: GenerateOptions):
     return plan
 
 
-def _check_format(pipeline, pipeline_name: str, options: GenerateOptions) -> None:
+def _check_format(pipeline, pipeline_name: str, options: GenerateOptions) -> GenerateOptions:
+    """``options`` with its ``format`` checked against the pipeline's ``formats``; None (``--format`` left out)
+    becomes the pipeline's first. Raises ``InputError`` for a format the pipeline does not write."""
     formats = getattr(pipeline, "formats", ("harbor-1.0",))
+    if options.format is None:
+        return dataclasses.replace(options, format=formats[0])
     if options.format not in formats:
         raise InputError(f"--format {options.format}: {pipeline_name} writes only {', '.join(formats)}; use "
                          f"--format {formats[0]} or leave --format out")
+    return options
 
 
 def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[str, list[Planned]]:
@@ -239,7 +244,7 @@ def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[
     filters (``Pipeline.screen``) and whether the state already holds its outcome. Returns (repository slug,
     candidates in plan order). Raises ``InputError`` for bad input."""
     pipeline = load_pipeline(pipeline_name)
-    _check_format(pipeline, pipeline_name, options)
+    options = _check_format(pipeline, pipeline_name, options)
     _precheck_output(options.out)
     try:
         plan = named(pipeline.plan(source, options), options)
@@ -308,7 +313,7 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     if options.parallel_runs is None:
         options = dataclasses.replace(options, parallel_runs=default_workers(jobs))
     pipeline = load_pipeline(pipeline_name)
-    _check_format(pipeline, pipeline_name, options)
+    options = _check_format(pipeline, pipeline_name, options)
     synthesizer = Synthesizer.create(options.llm) if options.llm is not None else None
     setup_agent(options)  # a missing key is bad input: before any work
     remote = not is_local(source)

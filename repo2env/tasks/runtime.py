@@ -60,7 +60,9 @@ class RuntimeSpec:
     """One runtime candidate, whatever its source: ``base_commit..head_commit`` is the change; ``split`` its
     test/gold halves; ``title``/``body`` the text the instruction is made from. The pipeline's metadata table is
     ``tests_table`` (a ``RuntimeTests`` record) filled with the common fields plus ``table_fields``
-    (e.g. ``pr_number``)."""
+    (e.g. ``pr_number``); ``metadata`` adds fields to ``[metadata.repo2env]`` itself (a recipe's ``recipe``,
+    ``source_revision``, ...). ``image``: the task image to use as it is (``TaskImage``; repo_mutate's mutants
+    derive theirs from the revision's), instead of the environment ladder."""
 
     task_id: str
     pipeline: str
@@ -75,6 +77,8 @@ class RuntimeSpec:
     tests_table: type[RuntimeTests] = RuntimeTests
     category: str = "bugfix"
     table_fields: dict = field(default_factory=dict)
+    metadata: dict = field(default_factory=dict)
+    image: TaskImage | None = None
 
 
 def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
@@ -308,6 +312,8 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
     language, detection = languages.for_commit(spec.repo.path, spec.base_commit)
     if not detection.supported:
         return Skip(SkipReason.LANGUAGE_UNSUPPORTED, f"{detection.language}: {detection.reason}")
+    if spec.image is not None:
+        return _on_fixed_image(spec, ctx, language)
     search = EnvironmentSearch(ctx, language, spec.repo, spec.base_commit)
     kept: _Ran | None = None  # a rung that ran, while the feedback rung runs
     last_skip = None
@@ -348,6 +354,23 @@ def build_runtime_task(spec: RuntimeSpec, ctx: BuildContext) -> Draft | Skip:
         if kept is not None:
             kept.stage.discard()
         raise
+
+
+class _NoSearch:
+    """The environment of a task whose image was given (``RuntimeSpec.image``): no rung was tried here."""
+
+    @staticmethod
+    def records() -> list[dict]:
+        return []
+
+
+def _on_fixed_image(spec: RuntimeSpec, ctx: BuildContext, language) -> Draft | Skip:
+    ran = _run_rung(spec, ctx, language, spec.image.recipe, spec.image)
+    if isinstance(ran, _Broken):
+        return ran.skip
+    if isinstance(ran, Skip):
+        return ran
+    return _finish(spec, ctx, language, ran, _NoSearch())
 
 
 def _run_rung(spec: RuntimeSpec, ctx: BuildContext, language, recipe, image: TaskImage) -> _Ran | _Broken | Skip:
@@ -514,7 +537,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
         reward_calibration=RewardCalibration(changed_lines=changed, difficulty=difficulty,
                                              fail_to_pass_count=len(selection.fail_to_pass),
                                              pass_to_pass_count=len(selection.pass_to_pass)),
-        reproducibility=image.reproducibility(search.records()), **caps(ctx, spec.repo))
+        reproducibility=image.reproducibility(search.records()), **caps(ctx, spec.repo), **spec.metadata)
     write_test_sh(stage, "verifier.py", budget=budget, python=config.get("python", DEFAULT_PYTHON_PATH),
                   args=" --inputs-sha256 " + runtime_verifier.inputs_digest(stage.root / "tests"))
     return Draft(task_id=spec.task_id, stage=stage, verifier_timeout_sec=verifier_timeout,

@@ -1,0 +1,58 @@
+"""repo_mutate on a fixture package with hand-planted bugs (tests/helpers/mutate_repo.py) end to end in a real
+Docker engine: exactly the expected task and skips (equivalent, breaks everything, duplicate), a schema 1.3
+bundle with the recipe's metadata, oracle 1.0 and nop 0.0 under the separate verifier, an instruction that names
+neither the test, the strategy nor the mutated line, and the real Harbor grading it."""
+
+import json
+import tomllib
+
+import pytest
+
+from repo2env.pipeline import GenerateOptions
+from repo2env.run.generate import generate
+from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
+from tests.helpers.mutate_repo import EXPECTED_F2P, EXPECTED_SKIPS, build_mutate_repo
+from tests.helpers.toolchain_checks import check_harbor
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="module")
+def mutate_run(docker_client, tmp_path_factory):
+    root = tmp_path_factory.mktemp("mutate")
+    repo, planted = build_mutate_repo(root / "mutcalc")
+    out = root / "tasks"
+    summary = generate("repo_mutate", str(repo), GenerateOptions(
+        out=out, format=None, limit=4, pipeline_opts={"planted": str(planted)}, probes=True))
+    return out, summary
+
+
+def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
+    out, summary = mutate_run
+    [bundle] = list(out.iterdir())
+    assert dict(summary.skipped) == EXPECTED_SKIPS and not summary.errors
+    contract = json.loads((bundle / "contract.json").read_text())
+    assert contract["submit"] == ["/workspace/mutcalc/core.py"]
+    config = tomllib.loads((bundle / "task.toml").read_text())
+    assert config["schema_version"] == "1.3"
+    meta = config["metadata"]["repo2env"]
+    assert (meta["pipeline"], meta["recipe"], meta["fail_to_pass_count"]) == ("repo_mutate", "swe_smith", 1)
+    assert meta["repo_mutate"]["fail_to_pass"] == EXPECTED_F2P and meta["pass_to_pass_count"] >= 3
+    assert meta["source_revision"] == meta["repo_mutate"]["revision"]
+    evaluation = meta["evaluation"]
+    assert (evaluation["status"], evaluation["oracle_reward"], evaluation["nop_reward"]) == ("verified", 1.0, 0.0)
+    probes = {p["name"]: p for p in evaluation["probes"]}
+    assert {"code_early_exit", "code_result_rewrite", "valid_alternative"} <= set(probes)
+    assert all(p["ok"] for p in probes.values()), probes
+    # the learner's copy is the mutated tree with the repository's tests; the reference is the original file
+    assert "return lo\n    return x" in (bundle / "environment" / "source" / "mutcalc" / "core.py").read_text()
+    assert (bundle / "environment" / "source" / "tests" / "test_clamp.py").is_file()
+    assert "        return hi" in (bundle / "solution" / "reference" / "mutcalc" / "core.py").read_text()
+    text = (bundle / "instruction.md").read_text()
+    for leak in ("test_clamp_above", "test_clamp.py", "planted", "return hi", "return lo"):
+        assert leak not in text
+
+
+def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):  # noqa: F811
+    out, _ = mutate_run
+    check_harbor(harbor, next(out.iterdir()), tmp_path)
