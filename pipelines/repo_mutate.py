@@ -4,8 +4,9 @@ Stages: the revision (``--branch``, default HEAD) -> every function of the repos
 generators (``repo2env.tasks.mutate.strategies``; ``--pipeline-opt strategies=``), ``per_function`` of them per
 function, shuffled by ``seed`` -> per mutant: the tests that call the function (the revision's call map, one
 run of the suite, cached) -> the mutant and its fix as commits of a scratch repository -> the runtime task on the
-mutant's image (the revision's, with the mutant checked out: the install is never repeated): K runs without and
-with the fix, FAIL_TO_PASS / PASS_TO_PASS -> the gate's own drops (equivalent, breaks too much, duplicate) ->
+mutant's image (the revision's, with the mutant checked out: the install is never repeated): ``--runs-before``
+runs without the fix and one with it (the fix is the revision, whose suite already passed in the call-map run),
+FAIL_TO_PASS / PASS_TO_PASS -> the gate's own drops (equivalent, breaks too much, duplicate) ->
 the statement from what the failing tests observed -> a schema 1.3 bundle. The core runs the controls and probes.
 
 Pipeline options (``--pipeline-opt KEY=VALUE``): ``strategies`` (comma-separated names; default every one but
@@ -152,6 +153,7 @@ class RepoMutatePipeline:
             task_id=self.task_id(repo, candidate), pipeline=self.name, pipeline_version=self.version, repo=repo,
             base_commit=image.base_commit, head_commit=image.head_commit, title=TITLE, body="", reference=None,
             split=split, tests_table=revision.tests_table(), category="bugfix", image=image.task_image,
+            runs_after=1,  # the fix is the revision itself, whose suite passed in the call-map run
             table_fields={"revision": revision.commit, "strategy": m.strategy, "strategy_version": m.version,
                           "mutated_file": m.path, "function": m.function, "line": m.line,
                           "description": m.description, "mutation_key": m.key, "seed": opts["seed"]},

@@ -62,7 +62,8 @@ class RuntimeSpec:
     ``tests_table`` (a ``RuntimeTests`` record) filled with the common fields plus ``table_fields``
     (e.g. ``pr_number``); ``metadata`` adds fields to ``[metadata.repo2env]`` itself (a recipe's ``recipe``,
     ``source_revision``, ...). ``image``: the task image to use as it is (``TaskImage``; repo_mutate's mutants
-    derive theirs from the revision's), instead of the environment ladder."""
+    derive theirs from the revision's), instead of the environment ladder. ``runs_after``: how many runs with the
+    fix (None: ``--runs-after``; repo_mutate's fix is the revision, whose suite already passed once)."""
 
     task_id: str
     pipeline: str
@@ -79,6 +80,7 @@ class RuntimeSpec:
     table_fields: dict = field(default_factory=dict)
     metadata: dict = field(default_factory=dict)
     image: TaskImage | None = None
+    runs_after: int | None = None
 
 
 def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
@@ -221,13 +223,14 @@ def caps(ctx: BuildContext, repo: RepoRef) -> dict:
 
 
 def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
-          hosts: dict[str, str], repo: RepoRef) -> tuple[list[TestRun], list[TestRun]]:
+          hosts: dict[str, str], repo: RepoRef, runs_after: int | None = None) -> tuple[list[TestRun], list[TestRun]]:
     """The runs before and after the fix: ``runs_before``/``runs_after`` of them, each in a fresh container, up
     to ``parallel_runs`` side by side (``core.concurrency``). One of each comes first, and the gate is adaptive:
     when that pair leaves no FAIL_TO_PASS candidate, no further run can make one (a FAIL_TO_PASS test fails in
     every run before and passes in every run after, ``environment.selection``), so the rest are not run; a task
-    that is kept has had every run."""
+    that is kept has had every run. ``runs_after`` replaces ``--runs-after`` when given."""
     opts = ctx.options
+    after_count = runs_after or opts.runs_after
     limits = caps(ctx, repo)
     before, after = [], []
 
@@ -236,8 +239,8 @@ def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
                                  timeout_sec=RUN_TIMEOUT_SEC, **limits)
 
     first = ["before", "after"]
-    rest = ["before"] * (opts.runs_before - 1) + ["after"] * (opts.runs_after - 1)
-    total = opts.runs_before + opts.runs_after
+    rest = ["before"] * (opts.runs_before - 1) + ["after"] * (after_count - 1)
+    total = opts.runs_before + after_count
     for labels in (first, rest):
         if not labels or (before and after and not select_tests(before, after).fail_to_pass):
             break
@@ -400,7 +403,7 @@ def _stage_and_run(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, lan
     try:
         env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
         language.record_environment(ctx.client, env_image, stage, config, ctx.report)
-        before, after = _runs(ctx, language, env_image, stage, hosts, spec.repo)
+        before, after = _runs(ctx, language, env_image, stage, hosts, spec.repo, spec.runs_after)
     except BuildError as exc:
         return _Broken(Skip(SkipReason.ENV_BUILD_FAILED, str(exc)))
     except PatchDoesNotApply as exc:

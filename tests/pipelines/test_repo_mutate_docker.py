@@ -10,9 +10,9 @@ import pytest
 
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
+from tests.checks.test_harbor_crosscheck import _public_network_copy, _run
 from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.mutate_repo import EXPECTED_F2P, EXPECTED_SKIPS, build_mutate_repo
-from tests.helpers.toolchain_checks import check_harbor
 
 pytestmark = pytest.mark.docker
 
@@ -54,5 +54,32 @@ def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
 
 
 def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):  # noqa: F811
-    out, _ = mutate_run
-    check_harbor(harbor, next(out.iterdir()), tmp_path)
+    """The real Harbor (schema 1.3, separate verifier): lint finds nothing, the oracle scores 1.0 and the nop
+    0.0, on a copy whose network modes are public (tests/checks/test_harbor_crosscheck.py says why)."""
+    import subprocess
+
+    task = next(mutate_run[0].iterdir())
+    lint = subprocess.run([str(harbor), "lint", str(task), "--json"], capture_output=True, text=True)
+    assert json.loads(lint.stdout) == [], lint.stdout
+    runnable = _public_network_copy(task, tmp_path / task.name)
+    assert _run(harbor, runnable, "oracle", tmp_path / "jobs-oracle") == 1.0
+    assert _run(harbor, runnable, "nop", tmp_path / "jobs-nop") == 0.0
+
+
+def test_a_trial_that_changes_no_artifact_reuses_the_verifiers_reward(mutate_run, docker_client):
+    """Only the artifacts cross to the separate verifier: a probe that changes none of them gets the reward the
+    grader gave those very bytes, without a second verifier run; one that changes an artifact is graded."""
+    from repo2env.bundles.task_toml import read_task_toml
+    from repo2env.checks.separate_verifier import SeparateTrial
+
+    bundle = next(mutate_run[0].iterdir())
+    trial = SeparateTrial(docker_client, bundle, read_task_toml(bundle), bundle.name)
+    runs = []
+    grade = trial._verifier_phase
+    trial._verifier_phase = lambda artifacts, timeout: runs.append(1) or grade(artifacts, timeout)
+    fixed = (bundle / "solution" / "reference" / "mutcalc" / "core.py").read_text()
+    outside = ["sh", "-c", "echo 1.0 > /tmp/reward.txt; touch /workspace/conftest.py"]
+    inside = ["sh", "-c", f"cat > /workspace/mutcalc/core.py <<'EOF'\n{fixed}EOF"]
+    rewards = [trial.run("nop", 0.0, verifier_timeout_sec=300, act=lambda box, cmd=cmd: box.exec(cmd)).reward
+               for cmd in (outside, outside, inside)]
+    assert rewards == [0.0, 0.0, 1.0] and len(runs) == 2
