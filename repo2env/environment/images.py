@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -219,14 +220,25 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
     dockerfile += "".join(f"# submodule {s['path']} at {s['commit']}: {'included' if s['included'] else 'missing'}\n"
                           for s in (submodules if submodules is not None
                                     else gitrepo.submodule_state(repo.path, base_commit)))
-    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{base_commit[:12]}-{_digest(dockerfile, n=8)}"
+
+    def context(folder: Path) -> None:
+        gitrepo.scrubbed_copy(repo.path, base_commit, folder / "repo")
+        gitrepo.export_submodules(repo.path, base_commit, folder / "repo")
+
+    return _env_image(client, repo, base_commit, dockerfile, context)
+
+
+def _env_image(client: docker.DockerClient, repo: RepoRef, commit: str, dockerfile: str,
+               context: Callable[[Path], None]) -> tuple[str, float]:
+    """The task image ``local/r2e-env/<repo>:<commit>-<digest of dockerfile>``: ``(tag, 0.0)`` when it exists,
+    else built from a temporary folder holding ``dockerfile`` and what ``context(folder)`` writes there."""
+    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{commit[:12]}-{_digest(dockerfile, n=8)}"
     note_use(tag)
     if image_exists(client, tag):
         return tag, 0.0
     tmp = Path(tempfile.mkdtemp(prefix="r2e-task-"))
     try:
-        gitrepo.scrubbed_copy(repo.path, base_commit, tmp / "repo")
-        gitrepo.export_submodules(repo.path, base_commit, tmp / "repo")
+        context(tmp)
         (tmp / "Dockerfile").write_text(dockerfile)
         return tag, build(client, tmp, tag, labels=image_labels("env", repo=repo.slug))
     finally:
@@ -235,24 +247,15 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
 
 def derived_task_image(client: docker.DockerClient, repo: RepoRef, parent_tag: str, parent_commit: str,
                        ref: str) -> tuple[str, float]:
-    """The task image of ``commit``, a descendant of ``parent_commit`` whose dependencies are the same (a
-    synthetic bug in a source file) that the ref ``ref`` of ``repo`` names: ``parent_tag`` (the task image of
-    ``parent_commit``) with the commits after it fetched from a git bundle of ``parent_commit..ref`` and checked
-    out, so the install is never repeated. Returns ``(tag, build_seconds)``, 0.0 on a cache hit. Raises
+    """The task image of the commit the ref ``ref`` of ``repo`` names, a descendant of ``parent_commit`` with the
+    same dependencies (a synthetic bug in a source file): ``parent_tag`` (the task image of ``parent_commit``) with
+    the commits after it fetched from a git bundle of ``parent_commit..ref`` and checked out, so the install is
+    never repeated. Returns ``(tag, build_seconds)``, 0.0 on a cache hit. Raises
     ``BuildError``, ``GitError``."""
     commit = gitrepo.run_git(repo.path, "rev-parse", "--verify", ref).decode().strip()
     dockerfile = templates.render("derived_task.Dockerfile", parent_image=parent_tag, commit=commit, ref=ref)
-    tag = f"local/r2e-env/{_repo_component(repo.slug)}:{commit[:12]}-{_digest(dockerfile, n=8)}"
-    note_use(tag)
-    if image_exists(client, tag):
-        return tag, 0.0
-    tmp = Path(tempfile.mkdtemp(prefix="r2e-derived-"))
-    try:
-        gitrepo.run_git(repo.path, "bundle", "create", "-q", str(tmp / "commits.bundle"), f"{parent_commit}..{ref}")
-        (tmp / "Dockerfile").write_text(dockerfile)
-        return tag, build(client, tmp, tag, labels=image_labels("env", repo=repo.slug))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return _env_image(client, repo, commit, dockerfile, lambda folder: gitrepo.run_git(
+        repo.path, "bundle", "create", "-q", str(folder / "commits.bundle"), f"{parent_commit}..{ref}"))
 
 
 def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:

@@ -33,13 +33,16 @@ EXPECTED_TASKS = {
 }
 EXPECTED_SKIPS = {2: "docs_ci_only", 3: "no_fail_to_pass"}
 
-PYPROJECT = """\
+def pyproject(name: str, package: str) -> str:
+    """A setuptools ``pyproject.toml`` for the package folder ``package`` of the distribution ``name``, its tests
+    run with pytest (the ``test`` extra)."""
+    return f"""\
 [build-system]
 requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "calc-demo"
+name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.9"
 
@@ -47,8 +50,11 @@ requires-python = ">=3.9"
 test = ["pytest"]
 
 [tool.setuptools]
-packages = ["calc"]
+packages = ["{package}"]
 """
+
+
+PYPROJECT = pyproject("calc-demo", "calc")
 
 OPS_V1 = '''\
 def add(a, b):

@@ -14,24 +14,9 @@
 import json
 from pathlib import Path
 
-from repo2env.sources.demo_repo import _Builder
+from repo2env.sources.demo_repo import _Builder, pyproject
 
-PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "mutcalc"
-version = "0.1.0"
-requires-python = ">=3.9"
-
-[project.optional-dependencies]
-test = ["pytest"]
-
-[tool.setuptools]
-packages = ["mutcalc"]
-"""
+PYPROJECT = pyproject("mutcalc", "mutcalc")
 
 CORE = '''\
 def _check(x):
