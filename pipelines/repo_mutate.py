@@ -38,7 +38,7 @@ from repo2env.pipeline import (
     Skip,
     SkipReason,
     build_runtime_task,
-    flag,
+    existing_file,
     integer,
     open_source,
     parse_pipeline_opts,
@@ -61,8 +61,7 @@ OPTIONS = {
     "seed": (integer, 0, "seed of the sampling (same seed, same candidates)"),
     "max_break_share": (share, 0.5, "drop a mutant that fails more than this share of the tests run"),
     "sample_files": (whole_number, 2, "test files beyond the covering ones run for PASS_TO_PASS"),
-    "planted": (str, None, "JSON file of hand-planted bugs: [{\"path\", \"find\", \"replace\"}]"),
-    "combine": (flag, False, "also pair two edits of one function (the combine strategy)"),
+    "planted": (existing_file, None, "JSON file of hand-planted bugs: [{\"path\", \"find\", \"replace\"}]"),
 }
 RECIPE, RECIPE_VERSION = "swe_smith", "1"
 TITLE = "A regression: code that used to work gives wrong results"
@@ -103,8 +102,6 @@ class RepoMutatePipeline:
         reject_pr_filters(options, self.name)
         self._opts = parse_pipeline_opts(options.pipeline_opts, self.name, OPTIONS)
         strategies = self._opts["strategies"] or tuple(s for s in STRATEGY_NAMES if s != "combine")
-        if self._opts["combine"] and "combine" not in strategies:
-            strategies = strategies + ("combine",)
         opened = open_source(source, branch=options.branch, github_url=options.github_url,
                              cache_dir=options.cache_dir, max_wait=options.github_max_wait)
         revision = resolve_commit(opened.repo, options.branch or "HEAD")
@@ -113,7 +110,7 @@ class RepoMutatePipeline:
         repo = self._revision.repo
         planted = []
         if self._opts["planted"]:
-            planted = planted_mutations(Path(self._opts["planted"]), repo.path, revision)
+            planted = planted_mutations(self._opts["planted"], repo.path, revision)
         candidates = planted + revision_mutations(repo.path, revision, strategies, self._opts["per_function"],
                                                   self._opts["seed"])
         self._kept = _read_kept(options.out)

@@ -43,7 +43,17 @@ from repo2env.tasks.eqv.discover import discover as discover_functions
 from repo2env.tasks.eqv.discover import select as select_functions
 from repo2env.tasks.eqv.generation import GATE_BOXES
 from repo2env.tasks.mutate import MutantCandidate, Revision, planted_mutations, revision_mutations
-from repo2env.tasks.options import choice, flag, integer, parse_pipeline_opts, share, some_of, whole_number, words
+from repo2env.tasks.options import (
+    choice,
+    existing_file,
+    flag,
+    integer,
+    parse_pipeline_opts,
+    share,
+    some_of,
+    whole_number,
+    words,
+)
 from repo2env.tasks.pr_plan import PullRequestPipeline, plan_pull_requests
 from repo2env.tasks.runtime import RuntimeSpec, build_runtime_task
 
@@ -54,7 +64,7 @@ __all__ = [
     "BuildContext", "CommitCandidate", "Draft", "GenerateOptions", "Plan", "PrFilters", "PullRequest", "RepoRef",
     "Skip", "SkipReason", "InputError", "CommitRuntimeTests", "PrRuntimeTests",
     # --pipeline-opt parsing
-    "parse_pipeline_opts", "choice", "flag", "integer", "share", "some_of", "whole_number", "words",
+    "parse_pipeline_opts", "choice", "existing_file", "flag", "integer", "share", "some_of", "whole_number", "words",
     # sources and changes
     "open_source", "open_repo", "list_commits", "resolve_commit", "split_at", "static_skip_reason",
     "CommitFilterConfig", "category_of", "change_skip_reason", "message_skip_reason", "strip_type",

@@ -9,6 +9,7 @@ that becomes one ``InputError`` line naming the option and its value. ``describe
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from repo2env.core.errors import InputError
@@ -58,6 +59,14 @@ def choice(*allowed: str) -> Parser:
         return value
     parse.__doc__ = f"One of {', '.join(allowed)}."
     return parse
+
+
+def existing_file(value: str) -> Path:
+    """The path of an existing file."""
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ValueError(f"no such file {value}")
+    return path
 
 
 def words(value: str) -> tuple[str, ...]:
