@@ -18,6 +18,7 @@ import pytest
 _ROOT = os.path.realpath(os.environ.get("R2E_CALLMAP_ROOT", "/workspace")) + os.sep
 _OUT = os.environ.get("R2E_CALLMAP_OUT", "/tmp/r2e-callmap.json")
 _TOOL = 4  # a free sys.monitoring tool id (0-2 and 5 are claimed by debuggers, coverage and profilers)
+_SELF = os.path.realpath(__file__)
 _calls = {}
 _outcomes = {}
 _current = set()
@@ -26,11 +27,13 @@ _paths = {}
 
 def _relative(filename):
     """The repository-relative path of a code object's file, or None outside the repository (site-packages, a
-    virtual environment inside it, the standard library)."""
+    virtual environment inside it, the standard library, frozen and generated code such as ``<frozen os>``, this
+    plugin)."""
     found = _paths.get(filename)
     if found is None:
-        real = os.path.realpath(filename)
-        inside = real.startswith(_ROOT) and "site-packages" not in real and "dist-packages" not in real
+        real = os.path.realpath(filename) if os.path.isabs(filename) else ""
+        inside = (real.startswith(_ROOT) and "site-packages" not in real and "dist-packages" not in real
+                  and real != _SELF)
         found = _paths[filename] = real[len(_ROOT):] if inside else ""
     return found or None
 
