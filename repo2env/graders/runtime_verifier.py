@@ -613,9 +613,22 @@ def sentinel_source(function_source, new_name, rng=None):
     without ``ast.unparse``) a failing check in the same style is appended. Returns the source."""
     func = _parsed_function(function_source) if hasattr(ast, "unparse") else None
     if func is not None:
-        func.name = new_name
         finder = _Perturbable(func)
         rng = rng or random.Random(0)
+        renamed = re.sub(r"def\s+\w+", "def " + new_name, function_source, count=1)
+        # the copy keeps the original's text (its quotes, spacing, comments): only the name and one expression
+        # change, so its layout does not tell it from the test it copies
+        if finder.raises is not None and finder.raises_call.args:  # the exception the code raises goes through
+            spliced = _splice(function_source, renamed, finder.raises_call.args[0],
+                              _other_exception(finder.raises_call.args[0], rng))
+            if spliced is not None:
+                return spliced.rstrip("\n")
+        if finder.raises is None and finder.found is not None:
+            spliced = _splice(function_source, renamed, finder.found,
+                              _literal(finder.found, _perturbed(finder.found.value, rng), function_source))
+            if spliced is not None:
+                return spliced.rstrip("\n")
+        func.name = new_name
         if finder.raises is not None:
             call = finder.raises_call
             if call.args:  # another exception expected: the one the code raises goes through
@@ -633,6 +646,52 @@ def sentinel_source(function_source, new_name, rng=None):
     indent = re.match(r"\s*", body[0]).group(0) if body else "    "
     lines.append("%sassert len(%r) == %d" % (indent, new_name, len(new_name) + 1))
     return "\n".join(lines)
+
+
+def _splice(original, renamed, node, text):
+    """``renamed`` (``original`` with its ``def`` renamed on the first line) with ``node``'s span of ``original``
+    replaced by ``text``; None when the span is unknown (an old Python) or the rename changed the line length
+    before it on the node's line."""
+    end_col = getattr(node, "end_col_offset", None)
+    if end_col is None or node.lineno != node.end_lineno:
+        return None
+    old_lines, new_lines = original.splitlines(True), renamed.splitlines(True)
+    if node.lineno > len(new_lines):
+        return None
+    line = old_lines[node.lineno - 1].encode("utf-8", "surrogateescape")
+    shift = len(new_lines[node.lineno - 1].encode("utf-8", "surrogateescape")) - len(line) if node.lineno == 1 else 0
+    data = new_lines[node.lineno - 1].encode("utf-8", "surrogateescape")
+    start, end = node.col_offset + shift, end_col + shift
+    new_lines[node.lineno - 1] = (data[:start] + text.encode("utf-8", "surrogateescape") + data[end:]).decode(
+        "utf-8", "surrogateescape")
+    return "".join(new_lines)
+
+
+def _literal(node, value, source):
+    """``value`` written the way ``node``'s constant is written in ``source`` (a string keeps its quote)."""
+    text = repr(value)
+    end_col = getattr(node, "end_col_offset", None)
+    if isinstance(value, str) and end_col is not None and node.lineno == node.end_lineno:
+        line = source.splitlines()[node.lineno - 1].encode("utf-8", "surrogateescape")
+        original = line[node.col_offset:end_col].decode("utf-8", "surrogateescape")
+        quote = original.lstrip("rbuRBU")[:1]
+        if quote == '"' and '"' not in value and "\\" not in text:
+            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+    return text
+
+
+def _def_gap(lines):
+    """How many blank lines the file puts before a top-level ``def`` or ``class`` (its most common count; 2, PEP 8's,
+    when it has none), so that a planted test is laid out like the file's own."""
+    counts = {}
+    for n, line in enumerate(lines):
+        if n and re.match(r"(def|class|async\s+def)\s", line):
+            blank = 0
+            while n - blank - 1 >= 0 and not lines[n - blank - 1].strip():
+                blank += 1
+            if n - blank - 1 >= 0 and not lines[n - blank - 1].lstrip().startswith("@"):
+                counts[blank] = counts.get(blank, 0) + 1
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else 2
 
 
 def _test_functions(source):
@@ -726,14 +785,19 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
             if lines and not lines[-1].endswith("\n"):
                 lines[-1] += "\n"
             found = [f for f in _test_functions(source) if f[0] == origin]
+            gap = "\n" * _def_gap(lines)
             if found:
                 name, body, first, last = found[0]
-                at = first - 1 if rng.random() < 0.5 else last
                 text = sentinel_source(body, new_name, rng)
+                if rng.random() < 0.5:  # before the original: its def keeps the gap the file puts before a def
+                    at, block = first - 1, text + "\n" + gap
+                else:  # after it: the file's gap, then the copy (the gap after it is the one that was there)
+                    at, block = last, gap + text + "\n"
             else:
                 stem = os.path.basename(rel)[:-3]
-                at, text = len(lines), sentinel_source("def test_x():\n    assert %r == %r\n" % (stem, stem), new_name)
-            lines[at:at] = ["\n\n" + text + "\n\n\n"]
+                text = sentinel_source("def test_x():\n    assert %r == %r\n" % (stem, stem), new_name)
+                at, block = len(lines), gap + text + "\n"
+            lines[at:at] = [block]
             source = "".join(lines)
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(source)

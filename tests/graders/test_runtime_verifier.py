@@ -439,3 +439,25 @@ def test_a_legacy_pytest_section_of_setup_cfg_is_given_to_pytest_as_an_ini(tmp_p
     (ws / "pytest.ini").unlink()
     (ws / "setup.cfg").write_text("[tool:pytest]\naddopts = -q\n")
     assert verifier.legacy_setup_cfg_ini(str(ws), str(scratch)) is None
+
+
+def test_a_sentinel_is_laid_out_and_written_like_the_file_it_joins(tmp_path):
+    """Red-team: code under test read the graded file and spared tests that were ``ast.unparse``-normalised
+    (quotes, spacing and comments gone) or stood between runs of 4 blank lines. A sentinel keeps its original's
+    text but for its name and one constant, and the file's own gap between definitions."""
+    import random
+    import re
+
+    from repo2env.graders.runtime_verifier import plant_sentinels
+
+    source = ('from m import clamp, fmt\n\n\ndef test_inside():\n    # inside the range\n'
+              '    assert clamp( 5, 0, 10 ) == 5\n\n\ndef test_name():\n    assert fmt("x") == "hello"\n')
+    for seed in range(6):
+        (tmp_path / "test_a.py").write_text(source)
+        [node] = plant_sentinels(str(tmp_path), ["test_a.py"], 1, random.Random(seed))
+        text = (tmp_path / "test_a.py").read_text()
+        assert "\n\n\n\n" not in text and text.endswith("\n") and not text.endswith("\n\n")
+        name = node.split("::")[1]
+        body = re.search(r"def %s\(\):\n((?:    .*\n?)+)" % name, text).group(1)
+        assert body.startswith("    # inside the range\n    assert clamp( 5, 0, 10 ) == ") or \
+            re.fullmatch(r'    assert fmt\("x"\) == "[a-z]*"\n?', body), body
