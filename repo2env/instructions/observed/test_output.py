@@ -325,7 +325,17 @@ def _rust_sentence(text: str, evidence: Evidence, writer: _Writer, disclose: boo
     return f"Calling {spoken} returns {got}, which is not the correct result."
 
 
+_RS_ATTRIBUTE = re.compile(r"cannot find (?:derive macro|attribute) `(?P<name>\w+)` in this scope\s*\n\s*-->\s*"
+                           r"[^\n]+\n(?:\s*\|[^\n]*\n)*?\s*\d+\s*\|\s*(?P<line>[^\n]+)")
+
+
 def _rust_build_sentence(message: str, writer: _Writer) -> str | None:
+    attribute = _RS_ATTRIBUTE.search(message)
+    if attribute and not writer.names_tests(attribute.group("name")):
+        written = attribute.group("line").strip()
+        if written.startswith("#[") and written.endswith("]") and writer.span(written) is not None:
+            return f"The attribute {writer.span(written)} is not recognised by the crate; it should be supported."
+        return f"The crate provides no attribute `{attribute.group('name')}`; it should provide it."
     for shape, kind in _RS_MISSING:
         found = shape.search(message)
         if not found or writer.names_tests(found.group("name")):
