@@ -41,6 +41,7 @@ from repo2env.pipeline import (
     existing_file,
     integer,
     open_source,
+    package_files,
     parse_pipeline_opts,
     planted_mutations,
     reject_pr_filters,
@@ -107,11 +108,11 @@ class RepoMutatePipeline:
         revision = resolve_commit(opened.repo, options.branch or "HEAD")
         work = options.out.parent / (options.out.name + ".mutate")
         self._revision = Revision.open(opened.repo, revision, work)
-        repo = self._revision.repo
+        repo, source = self._revision.repo, opened.repo.path
         planted = []
         if self._opts["planted"]:
-            planted = planted_mutations(self._opts["planted"], repo.path, revision)
-        candidates = planted + revision_mutations(repo.path, revision, strategies, self._opts["per_function"],
+            planted = planted_mutations(self._opts["planted"], source, revision)
+        candidates = planted + revision_mutations(source, revision, strategies, self._opts["per_function"],
                                                   self._opts["seed"])
         self._kept = _read_kept(options.out)
         return Plan(repo=repo, candidates=candidates[:options.limit] if options.limit else candidates,
@@ -155,7 +156,7 @@ class RepoMutatePipeline:
                           "mutated_file": m.path, "function": m.function, "line": m.line,
                           "description": m.description, "mutation_key": m.key, "seed": opts["seed"]},
             metadata={"recipe": RECIPE, "recipe_version": RECIPE_VERSION,
-                      "repository": revision.source.web_url or revision.source.slug,
+                      "repository": repo.web_url or repo.slug,
                       "source_revision": revision.commit, "quality_status": "exported"})
         result = build_runtime_task(spec, ctx)
         if isinstance(result, Skip):
@@ -167,8 +168,16 @@ class RepoMutatePipeline:
     def _gate(self, draft: Draft, gold_patch: str) -> Draft | Skip:
         """The gate's rules on a built task: not more than ``max_break_share`` of the tests run fail, not a
         duplicate of a kept mutant (same FAIL_TO_PASS, same normalised diff); the counts go into
-        ``[metadata.repo2env]`` and the schema 1.3 split keeps the repository's tests in the learner's copy."""
+        ``[metadata.repo2env]``. The schema 1.3 split is the runtime one: the graded test files are in the
+        verifier's copy only (an agent that knew every graded test's name could tell the grader's sentinel tests
+        from them)."""
         root = draft.stage.root
+        doc = tomlkit.parse((root / "task.toml").read_text())
+        meta = doc["metadata"]["repo2env"]
+        if not (meta.get("leak_audit") or {}).get("observed"):  # the title is the same for every mutant
+            draft.stage.discard()
+            return Skip(SkipReason.INSTRUCTION_TOO_THIN, "the failing tests observed nothing a user would report, "
+                                                         "and a mutant's title says nothing of its own")
         f2p = json.loads((root / "tests" / "f2p.json").read_text())
         p2p = json.loads((root / "tests" / "p2p.json").read_text())
         broken = len(f2p) / max(1, len(f2p) + len(p2p))
@@ -183,12 +192,13 @@ class RepoMutatePipeline:
                 return Skip(SkipReason.DUPLICATE_MUTANT, f"fails the same {len(f2p)} test(s) with the same diff")
             self._kept.signatures.add(signature)
             self._kept.count += 1
-        doc = tomlkit.parse((root / "task.toml").read_text())
-        meta = doc["metadata"]["repo2env"]
         meta["fail_to_pass_count"], meta["pass_to_pass_count"] = len(f2p), len(p2p)
         meta["repo_mutate"]["diff_digest"] = signature[1]
         draft.stage.write_text("task.toml", tomlkit.dumps(doc))
-        return replace(draft, split_layout=replace(draft.split_layout, learner={}))
+        layout = draft.split_layout  # every file of the package is collected: the list names no culprit
+        artifacts = package_files(layout.repo_path, layout.commit, layout.artifacts[0])
+        artifacts = sorted(set(artifacts) | set(layout.artifacts))
+        return replace(draft, split_layout=replace(layout, artifacts=artifacts))
 
     def close(self) -> None:
         if self._revision is not None:

@@ -49,7 +49,7 @@ from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
 from repo2env.environment.egress import bundle_hosts
 
-PROBES_VERSION = "3"
+PROBES_VERSION = "4"
 MATERIAL = "/tmp/r2e-probe"
 MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
 

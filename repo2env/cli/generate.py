@@ -189,7 +189,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
          "`repo2rlenv pipelines --verbose` lists each pipeline's --pipeline-opt keys."))
 @click.argument("source")
 @click.option("--pipeline", "pipeline_name", required=True, panel=OUTPUT,
-              help="Pipeline plugin: pr_runtime, commit_runtime, pr_diff, equivalence_tests (`repo2rlenv pipelines`).")
+              help="Pipeline plugin: pr_runtime, commit_runtime, pr_diff, equivalence_tests, repo_mutate "
+              "(`repo2rlenv pipelines`).")
 @click.option("--out", type=click.Path(path_type=Path), required=True, panel=OUTPUT,
               help="Folder for verified task bundles.")
 @click.option("--format", "bundle_format", type=click.Choice(FORMATS), default=None,

@@ -101,6 +101,8 @@ def _words(text):
 
 _LITERAL_CALL = re.compile(r"[A-Za-z_$][\w$.]*\((?:\s*(?:-?\d+(?:\.\d+)?|'[^'\\]*'|\"[^\"\\]*\")\s*,?)*\)")
 _EXPECT_LINE = re.compile(r"^\s*expect\((?P<inner>.+)\)\.(?P<matcher>toBe|toEqual|toStrictEqual)\((?P<want>.+)\);?\s*$")
+_ASSERT_LINE = re.compile(r"^\s*assert\.(?P<matcher>equal|strictEqual|deepEqual|deepStrictEqual)\((?P<inner>.+?),\s*"
+                          r"(?P<want>-?\d+(?:\.\d+)?|'[^'\\]*'|\"[^\"\\]*\")\s*\);?\s*$")
 _DESCRIBE = re.compile(r"^describe\(\s*(['\"`])(?P<title>(?:(?!\1).)+)\1.*\{\s*$")
 
 
@@ -140,17 +142,22 @@ def _top_level_names(text):
 
 def _sentinel_check(text, rng):
     """The failing statement of a sentinel, asserted the way the file does: one of the file's own
-    ``expect(f(literals)).toBe(literal)`` lines with another expected value (so neither its shape nor its
+    ``expect(f(literals)).toBe(literal)`` or ``assert.equal(f(literals), literal)`` (node:assert, any of its
+    equality methods) lines with another expected value (so neither its shape nor its
     message tells it from a graded test's), else ``expect``/``assert.strictEqual`` of two numbers, else a thrown
     ``Error``. A line is cloned only when its call starts from a name the file binds at its top (``const``,
     ``import``, ``function``, ``class``) or a JavaScript global: one reading a test's own variable would fail with a
     ReferenceError, not through its assertion, and a grader whose assertions were neutered would not see it."""
-    lines = [m for m in (_EXPECT_LINE.match(line) for line in text.splitlines()) if m]
+    lines = [m for m in (pattern.match(line) for line in text.splitlines()
+                         for pattern in (_EXPECT_LINE, _ASSERT_LINE)) if m]
     bound = _top_level_names(text) | _JS_GLOBALS
     cloned = [m for m in lines if _LITERAL_CALL.fullmatch(m.group("inner").strip())
               and re.match(r"[A-Za-z_$][\w$]*", m.group("inner").strip()).group(0) in bound]
     if cloned:
         found = rng.choice(cloned)
+        if found.re is _ASSERT_LINE:  # node:assert, the method the file uses
+            return "assert.%s(%s, %s)" % (found.group("matcher"), found.group("inner").strip(),
+                                         _other_literal(found.group("want"), rng))
         return "expect(%s).%s(%s)" % (found.group("inner").strip(), found.group("matcher"),
                                      _other_literal(found.group("want"), rng))
     got = rng.randint(2, 999)
@@ -301,9 +308,10 @@ def parse_results(runner, text, workspace, notes=None):
 def _parse_node_test(text, rel, put, errors, messages):
     """Read ``NODE_TEST_REPORTER``'s JSON lines: a test's name is its enclosing suites' and parent tests' names
     (the ``test:start`` events before it at lower nesting, per file) and its own; a suite is not a test; a skipped
-    or todo test is skipped; a failure at nesting 0 named after its file is the file not loading (a collection
-    error, with what the file wrote to stderr). Raises ``ValueError`` for a line that is not JSON."""
-    stacks, stderr = {}, {}
+    or todo test is skipped; a failure at nesting 0 named after its file is the file's process failing (it did not
+    load, or it exited before its tests ended): a collection error, with what the file wrote to stderr, and every
+    test reported from that file failed. Raises ``ValueError`` for a line that is not JSON."""
+    stacks, stderr, failed_files, nodes = {}, {}, set(), set()
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -319,7 +327,8 @@ def _parse_node_test(text, rel, put, errors, messages):
             stack.append(name)
             continue
         if nesting == 0 and name and (name == event.get("file") or rel(name) == file):
-            if event.get("type") == "test:fail":
+            if event.get("type") == "test:fail":  # the file's own process failed: none of its reports is believed
+                failed_files.add(file)
                 errors.append(file)
                 messages[file] = _message("".join(stderr.get(file, [])) or event.get("error") or "did not load", 800)
             continue
@@ -327,10 +336,38 @@ def _parse_node_test(text, rel, put, errors, messages):
             continue
         titles = stack[:nesting] + [name]
         node = "%s::%s" % (file, " > ".join(titles))
+        nodes.add((file, node))
         if event.get("skip") or event.get("todo"):
             put(node, "skipped")
         else:
             put(node, "passed" if event.get("type") == "test:pass" else "failed", event.get("error") or "")
+
+
+class _Channel(object):
+    """A pipe whose write end a runner inherits (``write_fd``) and whose read end a thread of the grader drains
+    (a pipe's buffer is small); ``close()`` returns everything written, once the runner and every process it
+    left holding the write end are done with it."""
+
+    def __init__(self):
+        import threading
+        self.read_fd, self.write_fd = os.pipe()
+        self.chunks = []
+        self.thread = threading.Thread(target=self._drain)
+        self.thread.daemon = True
+        self.thread.start()
+
+    def _drain(self):
+        while True:
+            data = os.read(self.read_fd, 65536)
+            if not data:
+                return
+            self.chunks.append(data)
+
+    def close(self):
+        os.close(self.write_fd)
+        self.thread.join(30)
+        os.close(self.read_fd)
+        return b"".join(self.chunks).decode("utf-8", "replace")
 
 
 ANCESTOR_NAMES = ("node_modules", "package.json", "tsconfig.json", "jsconfig.json", ".babelrc", ".babelrc.js",
@@ -380,7 +417,7 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     home = os.path.join(scratch, "home")
     os.mkdir(home)
     out = os.path.join(scratch, "results.json")
-    reporter = None
+    reporter, channel = None, None
     if runner == NODE_TEST:  # in a folder of the grader's, which the runner user can read and not change
         folder = tempfile.mkdtemp(prefix="r2e-reporter-")
         os.chmod(folder, 0o755)
@@ -388,10 +425,16 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         with open(reporter, "w", encoding="utf-8") as fh:
             fh.write(NODE_TEST_REPORTER)
         os.chmod(reporter, 0o644)
+        # the events come through a pipe the grader reads, not a file: code under test, running as the same user,
+        # could replace or truncate a file; into a pipe it can only add lines, and a test's worst report wins
+        channel = _Channel()
+        out = "/dev/fd/%d" % channel.write_fd
     preexec, opened = None, {}
     if runner_uid is not None and os.geteuid() == 0:
         for path in (scratch, home):
             os.chown(path, runner_uid, runner_uid)
+        if channel is not None:  # node opens /dev/fd/N anew, which a pipe allows only to its owner
+            os.fchown(channel.write_fd, runner_uid, runner_uid)
         preexec = core._drop_privileges(runner_uid)
         opened = _open_config_folders(workspace)
     start = time.time()
@@ -399,18 +442,25 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         argv = command(runner, workspace, node, targets, out, scratch, toolchain.get("flags") or (), reporter)
         proc = subprocess.run(argv, cwd=workspace,
                               env=js_env(node, home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout_sec, preexec_fn=preexec)
+                              timeout=timeout_sec, preexec_fn=preexec,
+                              pass_fds=(channel.write_fd,) if channel else ())
         code, log = proc.returncode, proc.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as exc:
         code, log = 124, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else ""
     finally:
         for path, mode in opened.items():
             os.chmod(path, mode)
+        received = channel.close() if channel else None
     seconds = time.time() - start
     notes = {}
     try:
-        with open(out, encoding="utf-8", errors="replace") as fh:
-            outcomes, errors, messages = parse_results(runner, fh.read(), workspace, notes)
+        if received is not None:
+            if not received.strip():
+                raise ValueError("node --test reported nothing")
+            outcomes, errors, messages = parse_results(runner, received, workspace, notes)
+        else:
+            with open(out, encoding="utf-8", errors="replace") as fh:
+                outcomes, errors, messages = parse_results(runner, fh.read(), workspace, notes)
     except (OSError, ValueError):
         why = "\n".join(_message(log).splitlines()[-8:]) or "%s exit %s, no report" % (runner, code)
         outcomes, errors, messages = {}, sorted(targets), {t: why for t in targets}

@@ -1090,6 +1090,9 @@ def cmd_grade(args):
             reward = 0.0
             details["tampering"] = "a sentinel test that must fail was reported %s: the runner's reporting was " \
                                    "changed" % (outcomes.get(forged[0]) or "missing")
+        if code is not None and code < 0:  # a runner killed by a signal did not finish its report: never trusted
+            reward = 0.0
+            details["tampering"] = "the test runner was killed by signal %d before it finished" % -code
         details.update({"pytest_exit_code": code, "seconds": round(seconds, 3), "collection_errors": errors,
                         "sentinels": len(sentinels),
                         "audit": audit_changes(ws, inputs["base_files"], set(inputs["overlay"]))})

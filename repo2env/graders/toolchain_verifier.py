@@ -25,7 +25,8 @@ What ``grade`` trusts, and in what order, is ``runtime_verifier``'s (its docstri
 5. the runner runs the graded test files as user ``nobody`` with no new privileges, in an environment built
    from nothing, with no cache the agent could have written;
 6. outcomes come from the runner's structured report, the worst report of a test winning; reward 1.0 only when
-   every FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported failed.
+   every FAIL_TO_PASS and PASS_TO_PASS test passed, every sentinel was reported failed and the runner was not
+   killed by a signal (a runner killed before it finished did not write its report; whatever is there is not its).
 
 Commands (``python3 verifier.py COMMAND --tests-dir DIR``) and ``config.json`` keys are ``runtime_verifier``'s,
 with ``runner``, ``toolchain`` (where the image keeps the toolchain and its caches) and ``runner_flags`` (options
@@ -125,6 +126,9 @@ def cmd_grade(args):
             details["tampering"] = ("a sentinel test that must fail was reported %s: the runner's reporting was "
                                     "changed" % (outcomes.get(forged[0]) or "missing")) if forged else \
                 "no sentinel could be planted in the graded test files"
+        if code is not None and code < 0:  # a runner killed by a signal did not finish its report: never trusted
+            reward = 0.0
+            details["tampering"] = "the test runner was killed by signal %d before it finished" % -code
         details.update({"exit_code": code, "seconds": round(seconds, 3), "collection_errors": errors,
                         "sentinels": len(sentinels)})
         sys.stdout.write(tail + "\n")

@@ -156,6 +156,10 @@ def test_the_test_script_decides_the_runner(new_repo):
     assert languages.for_commit(repo, own)[1].supported
     assert languages.load("javascript").grader_config(str(repo), own) == {"runner": "node:test",
                                                                            "runner_flags": ["--import", "tsx"]}
+    wrapped = commit_files(repo, "w", {"package.json": json.dumps({"scripts": {  # bench-node: behind c8
+        "test": "c8 node --test --allow-natives-syntax --expose-gc && npm run lint:ci"}})})
+    assert languages.load("javascript").grader_config(str(repo), wrapped)["runner_flags"] == [
+        "--allow-natives-syntax", "--expose-gc"]
     mocha = commit_files(repo, "m", {"package.json": json.dumps(
         {"devDependencies": {"jest": "^29", "mocha": "^10"}, "scripts": {"test": "mocha test/"}})})
     assert languages.load("javascript").grader_config(str(repo), mocha) == {"runner": "mocha"}

@@ -32,7 +32,8 @@ def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
     [bundle] = list(out.iterdir())
     assert dict(summary.skipped) == EXPECTED_SKIPS and not summary.errors
     contract = json.loads((bundle / "contract.json").read_text())
-    assert contract["submit"] == ["/workspace/mutcalc/core.py"]
+    # every source file of the package is collected, so the list does not name the one with the bug
+    assert contract["submit"] == ["/workspace/mutcalc/__init__.py", "/workspace/mutcalc/core.py"]
     config = tomllib.loads((bundle / "task.toml").read_text())
     assert config["schema_version"] == "1.3"
     meta = config["metadata"]["repo2env"]
@@ -44,9 +45,11 @@ def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
     probes = {p["name"]: p for p in evaluation["probes"]}
     assert {"code_early_exit", "code_result_rewrite", "valid_alternative"} <= set(probes)
     assert all(p["ok"] for p in probes.values()), probes
-    # the learner's copy is the mutated tree with the repository's tests; the reference is the original file
+    # the learner's copy is the mutated tree without the graded test files (the verifier's has them); the
+    # reference is the original file
     assert "return lo\n    return x" in (bundle / "environment" / "source" / "mutcalc" / "core.py").read_text()
-    assert (bundle / "environment" / "source" / "tests" / "test_clamp.py").is_file()
+    assert not (bundle / "environment" / "source" / "tests" / "test_clamp.py").exists()
+    assert (bundle / "tests" / "source" / "tests" / "test_clamp.py").is_file()
     assert "        return hi" in (bundle / "solution" / "reference" / "mutcalc" / "core.py").read_text()
     text = (bundle / "instruction.md").read_text()
     for leak in ("test_clamp_above", "test_clamp.py", "planted", "return hi", "return lo"):

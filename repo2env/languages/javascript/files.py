@@ -89,17 +89,17 @@ def read_project(package_json: str, tree: set[str]) -> Project:
 def node_test_flags(script: str) -> tuple[str, ...]:
     """The Node.js options a test script gives ``node --test`` (``--import tsx``, ``--experimental-*``, ...),
     for the grader to give too: the first command of ``script`` (split at ``&&``, ``||``, ``;``, ``|``) that runs
-    ``node`` with ``--test``; its file and folder arguments are left out (the grader names the test files), as are
+    ``node`` with ``--test``, behind wrappers such as ``c8``, ``nyc`` or ``cross-env``; its file and folder arguments are left out (the grader names the test files), as are
     every ``--test*`` option, watch mode and coverage (``_DROPPED``). A script ``shlex`` cannot split gives none."""
     for part in re.split(r"&&|\|\||;|\|", script):
         try:
             words = shlex.split(part)
         except ValueError:
             return ()
-        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*|cross-env", words[0]):
-            words = words[1:]  # VAR=value prefixes
-        if not words or words[0] != "node" or "--test" not in words:
+        # what runs node: VAR=value prefixes and wrappers (cross-env, c8, nyc, npx, env) come first
+        if "node" not in words or "--test" not in words[words.index("node"):]:
             continue
+        words = words[words.index("node"):]
         kept, i = [], 1
         while i < len(words):
             word = words[i]

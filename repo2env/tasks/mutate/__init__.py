@@ -129,6 +129,21 @@ def _enclosing_function(path: str, data: bytes, line: int) -> tuple[str, tuple[i
     return name, tuple(sorted({fn.lineno, *(d.lineno for d in fn.decorator_list)}))
 
 
+MAX_ARTIFACTS = 100
+
+
+def package_files(repo_path: str, commit: str, path: str, limit: int = MAX_ARTIFACTS) -> list[str]:
+    """The source files of the package that holds ``path`` at ``commit`` (``strategies.is_mutable_file`` files
+    under the same top folder, ``src/<name>`` for a src layout), ``path`` first, at most ``limit``: a mutant's
+    artifacts, so that the files the grader collects do not tell which one holds the bug."""
+    parts = path.split("/")
+    depth = 2 if parts[0] == "src" and len(parts) > 2 else 1
+    prefix = "/".join(parts[:depth]) + "/" if len(parts) > depth else ""
+    same = sorted(p for p in gitrepo.ls_tree(repo_path, commit) if is_mutable_file(p) and p != path
+                  and (p.startswith(prefix) if prefix else "/" not in p))
+    return [path] + same[:limit - 1]
+
+
 class Revision:
     """The revision mutants are planted in: ``source`` (the clone as given), ``repo`` (the scratch repository
     every mutant commit is written to; task ids and metadata keep the source's name), ``commit``, and the
@@ -143,10 +158,9 @@ class Revision:
 
     @classmethod
     def open(cls, source: RepoRef, commit: str, work: Path) -> "Revision":
-        """The revision ``commit`` of ``source``; makes the scratch repository in ``work`` on first use. Raises
-        ``GitError``."""
-        scratch = scratch_repo(source.path, work / "repo.git")
-        return cls(source, source.model_copy(update={"path": scratch}), commit, work)
+        """The revision ``commit`` of ``source``, its scratch repository to be ``work/repo.git`` (made by the first
+        ``prepare``: planning and ``--dry-run`` write nothing)."""
+        return cls(source, source.model_copy(update={"path": str(work / "repo.git")}), commit, work)
 
     def prepare(self, ctx) -> Skip | None:
         """Once per run (every candidate waits for the first): the revision's task image (the environment
@@ -155,6 +169,7 @@ class Revision:
         with self._lock:
             if self._skip is not None or self.callmap is not None:
                 return self._skip
+            scratch_repo(self.source.path, Path(self.repo.path))
             language, detection = languages.for_commit(self.repo.path, self.commit)
             if language.name != "python":
                 self._skip = Skip(SkipReason.LANGUAGE_UNSUPPORTED, f"{language.name}: repo_mutate plants bugs in "
