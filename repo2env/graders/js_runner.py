@@ -170,8 +170,8 @@ def _sentinel_check(text, rng):
 
 
 def plant_sentinels(workspace, files, count, rng, runner=None):
-    """Add ``count`` sentinel tests to the graded test files (in turn): named with three words of the file's own
-    test titles, declared with the file's own ``it``/``test``, failing through the file's own assertions
+    """Add ``count`` sentinel tests to the graded test files (in turn): titled like the file's own tests
+    (``_title_like``), declared with the file's own ``it``/``test``, failing through the file's own assertions
     (``_sentinel_check``), and placed at random: as the first test of one of the file's top-level ``describe``
     blocks, or before one of its top-level statements. Returns their node ids (Mocha's joins a describe's title
     and the test's with a space, as its ``fullTitle`` does)."""
@@ -185,7 +185,7 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
         words = sorted(set(w for t in titles for w in _words(t))) or ["value", "result", "case"]
         taken = set(titles) | set(p.split("::", 1)[1].rsplit(" > ", 1)[-1] for p in planted_ids)
         for _ in range(50):
-            name = " ".join(rng.choice(words) for _ in range(3))
+            name = _title_like(titles, words, rng)
             if name not in taken:
                 break
         else:
@@ -207,6 +207,19 @@ def plant_sentinels(workspace, files, count, rng, runner=None):
             fh.write("".join(lines))
         planted_ids.append(node)
     return planted_ids
+
+
+def _title_like(titles, words, rng):
+    """A test title shaped like the file's own: one of its titles with one of its words put in another word's
+    place (the same length, no word twice), else three of its words without repeats."""
+    if titles:
+        title = rng.choice(titles)
+        spots = [m for m in re.finditer(r"[A-Za-z]{3,}", title)]
+        others = [w for w in words if w not in _words(title)]
+        if spots and others:
+            spot = rng.choice(spots)
+            return title[:spot.start()] + rng.choice(others) + title[spot.end():]
+    return " ".join(rng.sample(words, min(3, len(words))))
 
 
 def js_env(node, home):
@@ -343,33 +356,6 @@ def _parse_node_test(text, rel, put, errors, messages):
             put(node, "passed" if event.get("type") == "test:pass" else "failed", event.get("error") or "")
 
 
-class _Channel(object):
-    """A pipe whose write end a runner inherits (``write_fd``) and whose read end a thread of the grader drains
-    (a pipe's buffer is small); ``close()`` returns everything written, once the runner and every process it
-    left holding the write end are done with it."""
-
-    def __init__(self):
-        import threading
-        self.read_fd, self.write_fd = os.pipe()
-        self.chunks = []
-        self.thread = threading.Thread(target=self._drain)
-        self.thread.daemon = True
-        self.thread.start()
-
-    def _drain(self):
-        while True:
-            data = os.read(self.read_fd, 65536)
-            if not data:
-                return
-            self.chunks.append(data)
-
-    def close(self):
-        os.close(self.write_fd)
-        self.thread.join(30)
-        os.close(self.read_fd)
-        return b"".join(self.chunks).decode("utf-8", "replace")
-
-
 ANCESTOR_NAMES = ("node_modules", "package.json", "tsconfig.json", "jsconfig.json", ".babelrc", ".babelrc.js",
                   "babel.config.js", "babel.config.json", "babel.config.cjs", ".swcrc")
 
@@ -417,7 +403,7 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     home = os.path.join(scratch, "home")
     os.mkdir(home)
     out = os.path.join(scratch, "results.json")
-    reporter, channel = None, None
+    reporter, channel = None, False
     if runner == NODE_TEST:  # in a folder of the grader's, which the runner user can read and not change
         folder = tempfile.mkdtemp(prefix="r2e-reporter-")
         os.chmod(folder, 0o755)
@@ -425,32 +411,32 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         with open(reporter, "w", encoding="utf-8") as fh:
             fh.write(NODE_TEST_REPORTER)
         os.chmod(reporter, 0o644)
-        # the events come through a pipe the grader reads, not a file: code under test, running as the same user,
-        # could replace or truncate a file; into a pipe it can only add lines, and a test's worst report wins
-        channel = _Channel()
-        out = "/dev/fd/%d" % channel.write_fd
+        # the events come on the runner's stdout, a pipe the grader made as root: code under test, running as
+        # the runner's user, could replace or truncate a file, and could reopen a pipe it owned through
+        # /proc/<pid>/fd, but not this one (the test files' own output reaches it only as escaped test:stdout)
+        channel = True
+        out = "stdout"
     preexec, opened = None, {}
     if runner_uid is not None and os.geteuid() == 0:
         for path in (scratch, home):
             os.chown(path, runner_uid, runner_uid)
-        if channel is not None:  # node opens /dev/fd/N anew, which a pipe allows only to its owner
-            os.fchown(channel.write_fd, runner_uid, runner_uid)
         preexec = core._drop_privileges(runner_uid)
         opened = _open_config_folders(workspace)
     start = time.time()
     try:
         argv = command(runner, workspace, node, targets, out, scratch, toolchain.get("flags") or (), reporter)
-        proc = subprocess.run(argv, cwd=workspace,
-                              env=js_env(node, home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=timeout_sec, preexec_fn=preexec,
-                              pass_fds=(channel.write_fd,) if channel else ())
-        code, log = proc.returncode, proc.stdout.decode("utf-8", "replace")
+        proc = subprocess.run(argv, cwd=workspace, env=js_env(node, home), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE if channel else subprocess.STDOUT, timeout=timeout_sec,
+                              preexec_fn=preexec)
+        code = proc.returncode
+        log = (proc.stderr if channel else proc.stdout).decode("utf-8", "replace")
+        received = proc.stdout.decode("utf-8", "replace") if channel else None
     except subprocess.TimeoutExpired as exc:
         code, log = 124, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else ""
+        received = None
     finally:
         for path, mode in opened.items():
             os.chmod(path, mode)
-        received = channel.close() if channel else None
     seconds = time.time() - start
     notes = {}
     try:

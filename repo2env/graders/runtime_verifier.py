@@ -609,8 +609,9 @@ def sentinel_source(function_source, new_name, rng=None):
     (``_Perturbable``): when its last statement is a ``with pytest.raises(E)`` block, that expects an exception
     unrelated to ``E`` (``_other_exception``; the ``E`` the code raises goes through, and a ``raises`` changed to
     swallow anything passes it), or raises nothing when no ``E`` is given; when it is an ``assert <x> ==
-    <constant>``, that expects another constant (``_perturbed``, random with ``rng``); else (or on a Python
-    without ``ast.unparse``) a failing check in the same style is appended. Returns the source."""
+    <constant>``, that expects another constant (``_perturbed``, random with ``rng``); when it is a bare
+    ``assert <x>``, that asserts ``not <x>``; else (or on a Python without ``ast.unparse``) a failing check is
+    appended. The copy keeps the original's text but for what changes. Returns the source."""
     func = _parsed_function(function_source) if hasattr(ast, "unparse") else None
     if func is not None:
         finder = _Perturbable(func)
@@ -628,6 +629,17 @@ def sentinel_source(function_source, new_name, rng=None):
                               _literal(finder.found, _perturbed(finder.found.value, rng), function_source))
             if spliced is not None:
                 return spliced.rstrip("\n")
+        last = func.body[-1] if func.body and not finder.returns else None
+        if finder.raises is None and finder.found is None and isinstance(last, ast.Assert) \
+                and not isinstance(last.test, ast.Constant):  # assert f(x) -> assert not f(x): sure to fail
+            test = last.test
+            segment = _segment(function_source, test)
+            if segment is not None:
+                simple = isinstance(test, (ast.Call, ast.Name, ast.Attribute, ast.Subscript))
+                spliced = _splice(function_source, renamed, test,
+                                  ("not " + segment) if simple else "not (%s)" % segment)
+                if spliced is not None:
+                    return spliced.rstrip("\n")
         func.name = new_name
         if finder.raises is not None:
             call = finder.raises_call
@@ -665,6 +677,15 @@ def _splice(original, renamed, node, text):
     new_lines[node.lineno - 1] = (data[:start] + text.encode("utf-8", "surrogateescape") + data[end:]).decode(
         "utf-8", "surrogateescape")
     return "".join(new_lines)
+
+
+def _segment(source, node):
+    """The text of a one-line ``node`` in ``source``, or None."""
+    end_col = getattr(node, "end_col_offset", None)
+    if end_col is None or node.lineno != node.end_lineno:
+        return None
+    line = source.splitlines()[node.lineno - 1].encode("utf-8", "surrogateescape")
+    return line[node.col_offset:end_col].decode("utf-8", "surrogateescape")
 
 
 def _literal(node, value, source):
@@ -727,17 +748,29 @@ def _origin_kind(function_source):
 
 
 def _sentinel_name(source, taken, rng):
-    """A fresh test name made of words the module's own test names use (``test_<word>_<word>[_<word>]``), not an
-    existing name with a suffix, so that it cannot be told from the module's tests by its name. Always returns:
-    a name that only a bare ``test`` prefixes is allowed, and after 200 draws any name not taken is."""
-    words = [w for name in re.findall(r"def\s+test_?(\w+)", source) for w in name.lower().split("_") if w.isalpha()]
-    words = sorted(set(words)) or ["case", "value", "result"]
+    """A fresh test name shaped like the module's own: one of its test names with one word replaced by another
+    word its test names use (no word twice, the same number of words), else words of its names drawn without
+    repeats; never an existing name with a suffix, so that it cannot be told from the module's tests by its
+    name. Always returns: a name that only a bare ``test`` prefixes is allowed, and after 200 draws any name not
+    taken is."""
+    names = [n.lower().split("_") for n in re.findall(r"def\s+test_(\w+)", source)]
+    words = sorted(set(w for name in names for w in name if w.isalpha())) or ["case", "value", "result"]
     stems = [t for t in taken if t != "test"]  # every candidate starts with "test_": that prefix tells nothing
-    for _ in range(200):
-        name = "test_" + "_".join(rng.choice(words) for _ in range(rng.choice((2, 3))))
+    for attempt in range(200):
+        if names and attempt < 150:
+            # one of the module's own names with one word put in another's place: the same length, the same
+            # first word most of the time, no word twice, as the module's own names are
+            parts = list(rng.choice(names))
+            at = rng.randrange(len(parts))
+            others = [w for w in words if w not in parts]
+            if not others:
+                continue
+            parts[at] = rng.choice(others)
+            name = "test_" + "_".join(parts)
+        else:
+            name = "test_" + "_".join(rng.sample(words, min(len(words), rng.choice((2, 3)))))
         if name not in taken and not any(name.startswith(t + "_") or t.startswith(name + "_") for t in stems):
             return name
-        words.append(rng.choice(("case", "value", "again", "other", "more")))
     number = 2
     while "%s_%d" % (name, number) in taken:
         number += 1

@@ -262,7 +262,9 @@ def test_sentinel_copies_a_real_test_and_fails_whatever_the_code_does():
                                       "test_p_b", random.Random(1))
     assert custom.split("pytest.raises(")[1].split(")")[0] in verifier.RARE_EXCEPTIONS
     fallback = verifier.sentinel_source("def test_y():\n    assert g()\n", "test_y_more")
-    assert fallback == "def test_y_more():\n    assert g()\n    assert len('test_y_more') == 12"
+    assert fallback == "def test_y_more():\n    assert not g()"  # a bare check negated in place
+    appended = verifier.sentinel_source("def test_z():\n    g()\n", "test_z_more")
+    assert appended == "def test_z_more():\n    g()\n    assert len('test_z_more') == 12"
 
 
 def test_sentinel_names_come_from_the_module_vocabulary_not_from_one_test():
