@@ -37,6 +37,7 @@ from repo2env.pipeline import (
     RuntimeSpec,
     Skip,
     SkipReason,
+    STRATEGY_NAMES,
     build_runtime_task,
     existing_file,
     integer,
@@ -53,8 +54,6 @@ from repo2env.pipeline import (
     whole_number,
 )
 
-STRATEGY_NAMES = ("flip_comparison", "flip_boolean", "off_by_one", "change_constant", "drop_statement", "drop_branch",
-                  "invert_condition", "remove_early_return", "swap_arguments", "combine")
 OPTIONS = {
     "strategies": (some_of(*STRATEGY_NAMES), None, "bug generators to use (default: all but combine)"),
     "per_function": (whole_number, 2, "mutants tried per function"),

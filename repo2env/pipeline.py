@@ -42,7 +42,14 @@ from repo2env.tasks.eqv.discover import FunctionCandidate
 from repo2env.tasks.eqv.discover import discover as discover_functions
 from repo2env.tasks.eqv.discover import select as select_functions
 from repo2env.tasks.eqv.generation import GATE_BOXES
-from repo2env.tasks.mutate import MutantCandidate, Revision, package_files, planted_mutations, revision_mutations
+from repo2env.tasks.mutate import (
+    STRATEGY_NAMES,
+    MutantCandidate,
+    Revision,
+    package_files,
+    planted_mutations,
+    revision_mutations,
+)
 from repo2env.tasks.options import (
     choice,
     existing_file,
@@ -72,7 +79,7 @@ __all__ = [
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
     "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "screen_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
     "build_eqv_task",
-    "discover_functions", "select_functions", "MutantCandidate", "Revision", "package_files", "planted_mutations",
+    "discover_functions", "select_functions", "MutantCandidate", "Revision", "STRATEGY_NAMES", "package_files", "planted_mutations",
     "revision_mutations",
 ]
 

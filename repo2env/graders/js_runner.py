@@ -403,7 +403,7 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     home = os.path.join(scratch, "home")
     os.mkdir(home)
     out = os.path.join(scratch, "results.json")
-    reporter, channel = None, False
+    reporter, on_stdout = None, runner == NODE_TEST  # node:test's events come on the runner's stdout
     if runner == NODE_TEST:  # in a folder of the grader's, which the runner user can read and not change
         folder = tempfile.mkdtemp(prefix="r2e-reporter-")
         os.chmod(folder, 0o755)
@@ -414,7 +414,6 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
         # the events come on the runner's stdout, a pipe the grader made as root: code under test, running as
         # the runner's user, could replace or truncate a file, and could reopen a pipe it owned through
         # /proc/<pid>/fd, but not this one (the test files' own output reaches it only as escaped test:stdout)
-        channel = True
         out = "stdout"
     preexec, opened = None, {}
     if runner_uid is not None and os.geteuid() == 0:
@@ -426,11 +425,11 @@ def run(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=No
     try:
         argv = command(runner, workspace, node, targets, out, scratch, toolchain.get("flags") or (), reporter)
         proc = subprocess.run(argv, cwd=workspace, env=js_env(node, home), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE if channel else subprocess.STDOUT, timeout=timeout_sec,
+                              stderr=subprocess.PIPE if on_stdout else subprocess.STDOUT, timeout=timeout_sec,
                               preexec_fn=preexec)
         code = proc.returncode
-        log = (proc.stderr if channel else proc.stdout).decode("utf-8", "replace")
-        received = proc.stdout.decode("utf-8", "replace") if channel else None
+        log = (proc.stderr if on_stdout else proc.stdout).decode("utf-8", "replace")
+        received = proc.stdout.decode("utf-8", "replace") if on_stdout else None
     except subprocess.TimeoutExpired as exc:
         code, log = 124, (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else ""
         received = None

@@ -29,6 +29,7 @@ from repo2env.tasks.mutate.callmap import CallMap, build_callmap
 from repo2env.tasks.mutate.commits import bug_ref, mutant_commits, scratch_repo
 from repo2env.tasks.mutate.strategies import (
     COMBINE,
+    STRATEGIES,
     Edit,
     Mutation,
     combinations,
@@ -37,6 +38,9 @@ from repo2env.tasks.mutate.strategies import (
     is_mutable_file,
     still_parses,
 )
+
+
+STRATEGY_NAMES = tuple(STRATEGIES) + (COMBINE,)  # what --pipeline-opt strategies= accepts
 
 
 @dataclass(frozen=True)
