@@ -97,6 +97,25 @@ def demo_generated_13(docker_client, demo_repo, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def demo_generated_14(docker_client, demo_repo, tmp_path_factory):
+    """``generate pr_runtime --format harbor-1.4`` on the demo repository, once per session: (out, summary)."""
+    from repo2env.pipeline import GenerateOptions
+    from repo2env.run.generate import generate
+
+    out = tmp_path_factory.mktemp("gen14") / "tasks"
+    summary = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=out, format="harbor-1.4"))
+    return out, summary
+
+
+@pytest.fixture(scope="session")
+def harbor():
+    """The real Harbor's ``harbor`` program (tests/helpers/harbor.py)."""
+    from tests.helpers.harbor import harbor_exe
+
+    return harbor_exe()
+
+
+@pytest.fixture(scope="session")
 def registry(tmp_path_factory):
     """A real registry (Debian's docker-registry, scripts/setup_registry.sh) on 127.0.0.1, storage in a temporary
     folder, for the session: yields ``127.0.0.1:<port>``. Skipped without the binary, failing under CI=true."""

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "repo2env"
 
 LAYERS = ["core", "graders", "bundles", "sources", "instructions", "changes", "environment", "languages", "publish",
-          "checks", "tasks", "pipeline", "run", "build", "cli"]
+          "checks", "export", "gym", "tasks", "pipeline", "run", "build", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 

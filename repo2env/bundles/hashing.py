@@ -59,15 +59,29 @@ def normalised_config(config: dict) -> bytes:
     return json.dumps(cfg, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def _file_lines(bundle: Path):
+    for path in bundle_files(bundle):
+        mode = "0755" if path.stat().st_mode & 0o111 else "0644"
+        rel = path.relative_to(bundle).as_posix()
+        yield f"{rel}\0{mode}\0{_sha(path.read_bytes())}\n".encode()
+
+
 def bundle_hash(bundle: Path) -> str:
     """``sha256:<hex>`` of the bundle directory (see module docstring)."""
     h = hashlib.sha256()
     config = tomllib.loads((bundle / CONFIG).read_text(encoding="utf-8"))
     h.update(normalised_config(config) + b"\0")
-    for path in bundle_files(bundle):
-        mode = "0755" if path.stat().st_mode & 0o111 else "0644"
-        rel = path.relative_to(bundle).as_posix()
-        h.update(f"{rel}\0{mode}\0{_sha(path.read_bytes())}\n".encode())
+    for line in _file_lines(bundle):
+        h.update(line)
+    return "sha256:" + h.hexdigest()
+
+
+def files_hash(bundle: Path) -> str:
+    """``sha256:<hex>`` of every file of the bundle but task.toml (the file part of ``bundle_hash``): what a
+    schema 1.4 ``[task].version`` is derived from, since task.toml cannot hold a hash of itself."""
+    h = hashlib.sha256()
+    for line in _file_lines(bundle):
+        h.update(line)
     return "sha256:" + h.hexdigest()
 
 

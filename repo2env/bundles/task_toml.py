@@ -4,6 +4,7 @@ Layout (Harbor's contract, anatomy of a task): ``version = "1.0"``, ``[task]``, 
 ``[metadata.repo2env]``, ``[agent]``, ``[verifier]``, ``[environment]``.
 """
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -114,3 +115,21 @@ def rebind_labels(bundle: Path, new_hash: str) -> bool:
         evaluation["reason_codes"] = [*evaluation.get("reason_codes", []), "bundle_rewritten"]
     path.write_text(tomlkit.dumps(doc), encoding="utf-8")
     return stale
+
+
+def task_kind(config: dict) -> str | None:
+    """``runtime``, ``eqv`` or ``diff`` for one of our bundles, by its pipeline; None when unknown."""
+    pipeline = config.get("metadata", {}).get("repo2env", {}).get("pipeline")
+    return {"pr_runtime": "runtime", "commit_runtime": "runtime", "repo_mutate": "runtime", "equivalence_tests": "eqv",
+            "pr_diff": "diff"}.get(pipeline)
+
+
+def bundle_language(bundle: Path | None) -> str:
+    """The language of a bundle's tests: ``tests/config.json``'s ``language`` (``go``, ``javascript``), else
+    ``python``."""
+    config = bundle / "tests" / "config.json" if bundle is not None else None
+    try:
+        return str(json.loads(config.read_text()).get("language") or "python") if config and config.is_file() \
+            else "python"
+    except (ValueError, OSError, AttributeError):
+        return "python"

@@ -19,7 +19,7 @@ from repo2env.core.metadata import Evaluation
 from repo2env.core.outcomes import EvaluationStatus, SkipReason
 from repo2env.core.records import ControlResult
 from repo2env.environment.containers import TaskContainer
-from repo2env.environment.images import environment_image
+from repo2env.environment.images import run_image
 from repo2env.environment.egress import bundle_hosts
 
 CONTROLS = ("oracle", "nop")
@@ -30,6 +30,16 @@ def task_caps(bundle: Path) -> dict:
     env = read_task_toml(bundle).get("environment", {})
     return {"memory_mb": int(env.get("memory_mb") or MEMORY_MB), "cpus": float(env["cpus"]) if env.get("cpus")
             else None}
+
+
+def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) -> tuple[bytes | None, str]:
+    """Grade in the agent's own container ``box`` as Harbor's shared verifier does: upload ``tests/`` to
+    ``/tests``, run ``test.sh`` (as root), read ``/logs/verifier/reward.txt``. Returns (the reward file's bytes
+    or None, the transcript). Raises ``docker.errors.DockerException``."""
+    box.exec(["mkdir", "-p", "/logs/verifier"])
+    box.put_dir(bundle / "tests", "/tests")
+    _, transcript, _ = box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
+    return box.read_file("/logs/verifier/reward.txt"), transcript
 
 
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
@@ -45,9 +55,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             elif name == "oracle":
                 box.put_dir(bundle / "solution", "/solution")
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
-            box.put_dir(bundle / "tests", "/tests")
-            _, transcript, _ = box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
-            raw = box.read_file("/logs/verifier/reward.txt")
+            raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
                              f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
                              f"{transcript}")
@@ -77,7 +85,7 @@ def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
             calls = [lambda n=name: trial.run(n, expected[n], verifier_timeout_sec=verifier_timeout_sec)
                      for name in CONTROLS]
         else:
-            image = environment_image(client, bundle / "environment", task_id)
+            image = run_image(client, bundle, config, task_id)
             calls = [lambda n=name: run_control(client, bundle, image, n, expected[n],
                                                 verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
         return concurrency.run_all(calls, workers)

@@ -39,14 +39,14 @@ from pathlib import Path
 
 import docker
 
-from repo2env.bundles.task_toml import read_task_toml
+from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
 from repo2env.checks.controls import run_control, task_caps
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core import concurrency, timings
 from repo2env.core.metadata import ProbeRecord
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
-from repo2env.environment.images import environment_image
+from repo2env.environment.images import run_image
 from repo2env.environment.egress import bundle_hosts
 
 PROBES_VERSION = "4"
@@ -152,24 +152,6 @@ class ProbeResult:
                 "ok": self.ok}
 
 
-def task_kind(config: dict) -> str | None:
-    """``runtime``, ``eqv`` or ``diff`` for one of our bundles, by its pipeline; None when unknown."""
-    pipeline = config.get("metadata", {}).get("repo2env", {}).get("pipeline")
-    return {"pr_runtime": "runtime", "commit_runtime": "runtime", "repo_mutate": "runtime", "equivalence_tests": "eqv",
-            "pr_diff": "diff"}.get(pipeline)
-
-
-def bundle_language(bundle: Path | None) -> str:
-    """The language of a bundle's tests: ``tests/config.json``'s ``language`` (``go``, ``javascript``), else
-    ``python``."""
-    config = bundle / "tests" / "config.json" if bundle is not None else None
-    try:
-        return str(json.loads(config.read_text()).get("language") or "python") if config and config.is_file() \
-            else "python"
-    except (ValueError, OSError, AttributeError):
-        return "python"
-
-
 def applicable(config: dict, bundle: Path | None = None) -> list[Probe]:
     """The probes that apply to the task described by ``config`` (its parsed task.toml) and, by its language
     (``bundle_language``), to the bundle at ``bundle``."""
@@ -266,7 +248,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
         stage_material(bundle, material)
         separate = verifier_mode(config) == "separate"
         trial = SeparateTrial(client, bundle, config, task_id) if separate else None
-        image = trial.agent_image if separate else environment_image(client, bundle / "environment", task_id)
+        image = trial.agent_image if separate else run_image(client, bundle, config, task_id)
         user = trial.agent_user if separate else str((config.get("agent") or {}).get("user") or "root")
 
         def one(probe: Probe) -> ProbeResult:

@@ -1,15 +1,15 @@
 """Controls for a task whose verifier runs in its own container (Harbor ``[verifier] environment_mode =
-"separate"``, schema 1.3), run the way Harbor runs such a trial, through the docker SDK:
+"separate"``, schema 1.3/1.4), run the way Harbor runs such a trial, through the docker SDK:
 
-1. the agent's container from ``environment/`` (no network when ``[environment]``/``[agent]`` say
-   ``no-network``); for the oracle, ``solution/`` is uploaded to ``/solution`` and ``solve.sh`` runs as
-   ``[agent].user``; for the nop nothing runs;
+1. the agent's container from ``environment/``, or ``[environment].docker_image`` when set (no network when
+   ``[environment]``/``[agent]`` say ``no-network``); for the oracle, ``solution/`` is uploaded to
+   ``/solution`` and ``solve.sh`` runs as ``[agent].user``; for the nop nothing runs;
 2. every task-level ``artifacts`` entry of the main service is collected from it (an absent path is skipped, as
    Harbor records a failed collection and goes on);
-3. the verifier's container: built from ``tests/`` when it has a Dockerfile (the image then owns ``/tests``),
-   otherwise a fresh copy of the agent's environment with ``tests/`` uploaded to ``/tests``; the artifacts are
-   put back at their source paths, ``/tests/test.sh`` runs as ``[verifier].user`` and
-   ``/logs/verifier/reward.txt`` is read.
+3. the verifier's container: ``[verifier.environment].docker_image`` when set, else built from ``tests/`` when
+   it has a Dockerfile (the image then owns ``/tests``), otherwise a fresh copy of the agent's environment
+   with ``tests/`` uploaded to ``/tests``; the artifacts are put back at their source paths, ``/tests/test.sh``
+   runs as ``[verifier].user`` and ``/logs/verifier/reward.txt`` is read.
 
 Harbor's resolution of the mode (``harbor.models.task.verifier_mode``): an explicit ``environment_mode`` wins,
 else ``separate`` when ``[verifier.environment]`` is set, else ``shared``.
@@ -31,7 +31,7 @@ import docker.errors
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import ControlResult
 from repo2env.environment.containers import TaskContainer
-from repo2env.environment.images import environment_image
+from repo2env.environment.images import run_image
 
 
 def verifier_mode(config: dict) -> str:
@@ -78,29 +78,45 @@ class SeparateTrial:
         self.client = client
         self.bundle = bundle
         self.config = config
-        self.agent_image = environment_image(client, bundle / "environment", task_id)
-        self.baked_tests = (bundle / "tests" / "Dockerfile").is_file()
-        self.verifier_image = (environment_image(client, bundle / "tests", task_id + "-verifier")
+        self.agent_image = run_image(client, bundle, config, task_id)
+        self.baked_tests = (bundle / "tests" / "Dockerfile").is_file() \
+            or bool(((config.get("verifier") or {}).get("environment") or {}).get("docker_image"))
+        self.verifier_image = (run_image(client, bundle, config, task_id, verifier=True)
                                if self.baked_tests else self.agent_image)
         self._graded: dict[str, bytes | None] = {}  # artifacts' digest -> the reward file the verifier wrote
         self._lock = threading.Lock()
 
-    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
+    def agent_container(self) -> TaskContainer:
+        """The agent's container (not started: use it as a context manager), as Harbor starts it: the agent's
+        image, no network when the task says so, its memory cap."""
         env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
         offline = _offline(env) or _offline(agent)
-        with TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env)) as box:
+        return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env))
+
+    def collect(self, box: TaskContainer) -> dict[str, bytes]:
+        """The task-level artifacts of the agent's container ``box``: source path -> tar stream (absent ones
+        skipped, as Harbor does)."""
+        collected = {}
+        for source in artifact_sources(self.config):
+            data = box.get_tar(source)
+            if data is not None:
+                collected[source] = data
+        return collected
+
+    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
+        with self.agent_container() as box:
             box.exec(["mkdir", "-p", "/logs/agent", "/logs/artifacts"])
             if act is not None:
                 act(box)
             elif name == "oracle":
                 box.put_dir(self.bundle / "solution", "/solution")
-                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=_user(agent))
-            collected = {}
-            for source in artifact_sources(self.config):
-                data = box.get_tar(source)
-                if data is not None:
-                    collected[source] = data
-            return collected
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=self.agent_user)
+            return self.collect(box)
+
+    def grade(self, artifacts: dict[str, bytes], timeout_sec: float) -> bytes | None:
+        """Run the verifier's container on ``artifacts`` (``collect``); the bytes of the reward file it wrote,
+        or None. Raises ``docker.errors.DockerException``."""
+        return self._verifier_phase(artifacts, timeout_sec)
 
     def _verifier_phase(self, artifacts: dict[str, bytes], timeout_sec: float) -> bytes | None:
         verifier = self.config.get("verifier") or {}

@@ -3,9 +3,9 @@
 Static checks (``static_report``):
 
 - ``toml``: ``task.toml`` parses (TOML 1.0).
-- ``layout``: ``version = "1.0"`` (Harbor task layout 1.0) or ``schema_version = "1.3"``; ``instruction.md`` is
-  not empty; ``tests/test.sh`` exists and is executable; ``environment/`` has a Dockerfile or compose file
-  (a text-only pr_diff bundle gets a warning instead: it is not runnable in Harbor). Schema 1.3 with a separate
+- ``layout``: ``version = "1.0"`` (Harbor task layout 1.0) or ``schema_version = "1.3"`` or ``"1.4"``;
+  ``instruction.md`` is not empty; ``tests/test.sh`` exists and is executable; ``environment/`` has a Dockerfile or compose file
+  (a text-only pr_diff bundle gets a warning instead: it is not runnable in Harbor). Schema 1.3/1.4 with a separate
   verifier: artifacts are declared (warning); ours also carry ``contract.json`` and snapshots without ``.git``.
 - ``harbor``: when the ``harbor`` package imports, Harbor's own ``TaskConfig`` accepts ``task.toml``.
 - ``schema``: ``[metadata.repo2env]``, when present, satisfies ``specs/metadata.schema.json``.
@@ -90,10 +90,10 @@ def _harbor_check(config: dict, report: TaskReport) -> None:
 def _layout(task: Path, config: dict, report: TaskReport) -> None:
     if config.get("version") == "1.0":
         report.layout = "1.0"
-    elif str(config.get("schema_version")) == "1.3":
-        report.layout = "1.3"
+    elif str(config.get("schema_version")) in ("1.3", "1.4"):
+        report.layout = str(config["schema_version"])
     else:
-        report.error("layout", 'task.toml has neither version = "1.0" nor schema_version = "1.3"')
+        report.error("layout", 'task.toml has neither version = "1.0" nor schema_version = "1.3" or "1.4"')
     instruction = task / "instruction.md"
     if not instruction.is_file() or not instruction.read_text(encoding="utf-8", errors="replace").strip():
         report.error("layout", "instruction.md is missing or empty")
@@ -111,7 +111,7 @@ def _layout(task: Path, config: dict, report: TaskReport) -> None:
         report.error("layout", "tests/test.sh is missing")
     elif not test_sh.stat().st_mode & 0o111:
         report.error("layout", "tests/test.sh is not executable")
-    if report.layout == "1.3":
+    if report.layout in ("1.3", "1.4"):
         _layout_13(task, config, report)
 
 

@@ -1,6 +1,6 @@
 """The ``repo2rlenv`` command line (rich-click), one module per command group: ``generate`` (generate,
-pipelines), ``validate`` (validate, hash, restamp, score), ``publish`` (push, pull), ``build`` (build, report,
-merge), ``clean`` (clean); ``app`` holds the group and the output contract (stdout, stderr, ``--json``, exit
+pipelines), ``validate`` (validate, hash, restamp, score), ``publish`` (push, pull), ``export`` (export),
+``build`` (build, report, merge), ``clean`` (clean); ``app`` holds the group and the output contract (stdout, stderr, ``--json``, exit
 codes). The only place that prints or exits: library errors (``R2EError``) become one line on stderr and their
 exit code."""
 
@@ -10,7 +10,7 @@ import sys
 import rich_click as click
 from rich.markup import escape
 
-from repo2env.cli import build, clean, generate, publish, validate  # noqa: F401 - each registers its commands
+from repo2env.cli import build, clean, export, generate, publish, validate  # noqa: F401 - each registers its commands
 from repo2env.cli.app import cli, error_console
 from repo2env.core.errors import R2EError
 

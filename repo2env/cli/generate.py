@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from repo2env.bundles.layout13 import FORMATS
+from repo2env.bundles.layout13 import FORMATS, pipeline_formats
 from repo2env.cli.app import VERBOSE, cli, emit_json, err_console, examples, json_option, out_console, output_options
 from repo2env.core.errors import InputError
 from repo2env.core.llm import LlmConfig, parse_llm
@@ -195,8 +195,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               help="Folder for verified task bundles.")
 @click.option("--format", "bundle_format", type=click.Choice(FORMATS), default=None,
               panel=OUTPUT, help="Bundle layout: Harbor layout 1.0 (grading in the agent's container) or schema "
-              "1.3 (source snapshots, artifacts, a separate verifier container, no network). Default: the "
-              "pipeline's first (harbor-1.0; repo_mutate: harbor-1.3).")
+              "1.3/1.4 (source snapshots, artifacts, a separate verifier container, no network; 1.4 adds "
+              "[task].version). Default: the pipeline's first (harbor-1.0; repo_mutate: harbor-1.3).")
 @click.option("--pipeline-opt", "pipeline_opts", multiple=True, panel=OUTPUT,
               help="KEY=VALUE passed to the pipeline (keys: `repo2rlenv pipelines --verbose`).")
 @click.option("--dry-run", is_flag=True, panel=OUTPUT,
@@ -369,7 +369,7 @@ def pipelines_cmd(detailed, as_json) -> None:
         pipeline = load_pipeline(name)
         doc = (type(pipeline).__doc__ or "").strip().split("\n")[0]
         rows.append({"name": name, "version": getattr(pipeline, "version", ""), "about": doc,
-                     "formats": list(getattr(pipeline, "formats", ("harbor-1.0",))),
+                     "formats": list(pipeline_formats(getattr(pipeline, "formats", ("harbor-1.0",)))),
                      "options": describe_options(getattr(pipeline, "options", {}) or {})})
     reasons = {reason.value: meaning for reason, meaning in SKIP_REASONS.items()}
     if as_json:

@@ -57,7 +57,24 @@ def score_cmd(task_dir, patch_file, task_opt, patch_opt, as_json) -> None:
 @json_option
 @output_options
 def validate_cmd(path, run_controls, jobs, out, in_place, probes, as_json) -> None:
-    """Check every Harbor task at or below PATH (static checks; with --run also the controls)."""
+    """Check every Harbor task at or below PATH (static checks; with --run also the controls); a task bank
+    (.jsonl) or task pack (export's) is checked against its JSON Schema."""
+    from repo2env.export.task_bank import check_export, is_export
+
+    if is_export(path):
+        if run_controls:
+            raise InputError(f"{path}: --run measures task bundles; a task bank or pack is checked against its "
+                             "schema only")
+        count, problems = check_export(path)
+        if as_json:
+            emit_json({"path": str(path), "checked": count, "problems": problems})
+        else:
+            for problem in problems:
+                click.echo(f"FAIL {problem}")
+            click.echo(f"{count} row(s) in {path}, {len(problems)} problem(s)")
+        if problems:
+            sys.exit(1)
+        return
     if out is not None and in_place:
         raise InputError("--out and --in-place: choose one place for the labels")
     if (out is not None or in_place or probes) and not run_controls:

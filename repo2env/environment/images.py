@@ -258,13 +258,40 @@ def derived_task_image(client: docker.DockerClient, repo: RepoRef, parent_tag: s
         repo.path, "bundle", "create", "-q", str(folder / "commits.bundle"), f"{parent_commit}..{ref}"))
 
 
-def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:
-    """Build a bundle's ``environment/`` directory as Harbor would; returns the tag (content-addressed)."""
+def environment_tag(environment_dir: Path, task_id: str) -> str:
+    """``local/r2e-bundle/<task id>:<12 hex>``: the tag ``environment_image`` gives the build of
+    ``environment_dir``, named by its content (every file's path and bytes)."""
     h = hashlib.sha256()
     for path in sorted(environment_dir.rglob("*")):
         if path.is_file():
             h.update(path.relative_to(environment_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    tag = f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
+    return f"local/r2e-bundle/{gitrepo.docker_safe(task_id)}:{h.hexdigest()[:12]}"
+
+
+def run_image(client: docker.DockerClient, bundle: Path, config: dict, task_id: str, *, verifier: bool = False) -> str:
+    """The image Harbor runs a bundle's agent in (``verifier``: its separate verifier in): the pinned
+    ``[environment].docker_image`` (``[verifier.environment].docker_image``) when the task names one, pulled
+    when this engine lacks it (Harbor's docker environment uses a task's ``docker_image`` instead of building,
+    ``harbor.environments.definition.should_use_prebuilt_docker_image``), else the build of ``environment/``
+    (``tests/``). ``config``: the parsed task.toml. Raises ``BuildError`` when neither works."""
+    table = ((config.get("verifier") or {}).get("environment") if verifier else config.get("environment")) or {}
+    ref = table.get("docker_image")
+    if ref:
+        if not image_exists(client, ref):
+            try:
+                client.images.pull(ref)
+            except docker.errors.DockerException as exc:
+                raise BuildError(f"{task_id}: cannot pull its docker_image {ref}: {str(exc)[:200]}") from None
+        return ref
+    if verifier:
+        return environment_image(client, bundle / "tests", task_id + "-verifier")
+    return environment_image(client, bundle / "environment", task_id)
+
+
+def environment_image(client: docker.DockerClient, environment_dir: Path, task_id: str) -> str:
+    """Build a bundle's ``environment/`` directory as Harbor would; returns the tag (``environment_tag``).
+    Raises ``BuildError``."""
+    tag = environment_tag(environment_dir, task_id)
     note_use(tag)
     if not image_exists(client, tag):
         dockerfile = environment_dir / "Dockerfile"

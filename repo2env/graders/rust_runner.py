@@ -25,6 +25,11 @@ except ImportError:  # in a bundle: runtime_verifier.py is beside it (or already
 
 # Where the image keeps the toolchain (rustc, cargo and the standard library), cargo's home (the registry as the
 # install fetched it) and the warm target folder (every test target compiled once at image build time).
+# Written by the install (languages/rust/recipe.py) when the base commit builds with ``--all-features``: every
+# run and the grader then compile so (a feature-gated module's tests run). Only this exact content counts, so
+# whatever else the file holds (the agent may write it) compiles with the default features: tests behind a
+# feature then fail to appear, which grades 0, never more.
+FEATURES_FILE, ALL_FEATURES = "features", "--all-features"
 DEFAULT_TOOLCHAIN = {"rust": "/usr/local/rust", "cargo_home": "/opt/r2e/cargo", "target": "/opt/r2e/cargo-target",
                      "lock": "/opt/r2e/cargo-lock"}
 # Reset by the grader to the base commit's (or the reference's) bytes: the manifest (a ``[[test]] harness =
@@ -142,9 +147,20 @@ def _package_dir(workspace, manifest_path):
     return rel
 
 
+def feature_flags(toolchain):
+    """``["--all-features"]`` when the install recorded it (``FEATURES_FILE`` in the lock folder), else ``[]``."""
+    path = os.path.join(toolchain.get("lock", DEFAULT_TOOLCHAIN["lock"]), FEATURES_FILE)
+    try:
+        with open(path) as handle:
+            return [ALL_FEATURES] if handle.read().strip() == ALL_FEATURES else []
+    except OSError:
+        return []
+
+
 def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_log=None):
     """Build and run the test binaries of the workspace for ``targets`` (workspace-relative test files; none:
-    every test binary): ``cargo test --no-run --workspace --no-fail-fast --frozen --message-format=json`` with the
+    every test binary): ``cargo test --no-run --workspace --no-fail-fast --frozen --message-format=json`` (and
+    ``feature_flags``) with the
     image's cargo home emptied of all but its crates (``clean_cargo_home``) and a private copy of the warm target
     folder, then every
     ``.rs`` file of the workspace but those in ``DATA_DIRS`` made readable by root alone (the code under test
@@ -186,7 +202,8 @@ def run_cargo(workspace, targets, timeout_sec, toolchain, runner_uid=None, full_
     results, errors, log, code, hidden = [], {}, [], 0, {}
     try:
         proc = subprocess.run([cargo, "test", "--no-run", "--workspace", "--no-fail-fast", "--frozen",
-                               "--message-format=json"], cwd=workspace, env=env, stdout=subprocess.PIPE,
+                               "--message-format=json", *feature_flags(toolchain)], cwd=workspace, env=env,
+                              stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=max(deadline - time.time(), 1),
                               preexec_fn=_as(runner_uid))
         log.append(proc.stderr.decode("utf-8", "replace"))

@@ -6,7 +6,13 @@ For each task (a directory with ``task.toml`` below the dataset folder):
    (``registry.push_image``) and the line becomes ``FROM <registry>/<name>@sha256:…``;
 2. ``[metadata.repo2env.reproducibility]`` becomes ``mode = "registry"`` with that ``image_ref``,
    ``image_visibility`` and ``pushed_at``;
-3. the bundle hash is recomputed; an evaluation label measured on the old hash becomes ``stale``.
+3. the images the task runs in are built from ``environment/`` (and, for a separate verifier, ``tests/``) as
+   Harbor builds them, pushed under their content-named tags (``images.environment_tag``; one already in the
+   registry under that tag is not built again) and named by digest in ``[environment].docker_image`` (and
+   ``[verifier.environment].docker_image``): consumers that pull instead of building (Harbor runs a task's
+   ``docker_image`` when set; the ``verifiers`` library needs it) get the exact images. ``environment/`` stays,
+   as Harbor requires it;
+4. the bundle hash is recomputed; an evaluation label measured on the old hash becomes ``stale``.
 
 The rewrite happens in a staged copy, ``<folder>.push/tasks/<id>``, with a marker ``<folder>.push/done/<id>.json``
 (the source and result hashes) written after each task. Only when every task succeeded are the tasks replaced
@@ -27,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import docker
+import tomlkit
 
 from repo2env.bundles.find import find_tasks
 from repo2env.bundles.hashing import bundle_hash
@@ -34,8 +41,10 @@ from repo2env.bundles.stage import remove_tree
 from repo2env.bundles.task_toml import pin_registry_image, rebind_labels
 from repo2env.core import locks
 from repo2env.core.errors import InputError, R2EError, redact_url
+from repo2env.environment.images import environment_image, environment_tag
 from repo2env.publish import dataset
-from repo2env.publish.registry import PushStats, RegistryAuth, is_digest_ref, push_image
+from repo2env.publish import harbor_registry as harbor_registry_file
+from repo2env.publish.registry import PushStats, RegistryAuth, is_digest_ref, push_image, pushed_ref
 
 DOCKERFILES = ("environment/Dockerfile", "tests/Dockerfile")
 _FROM = re.compile(r"^(?P<head>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<tail>.*)$", re.IGNORECASE | re.MULTILINE)
@@ -44,7 +53,7 @@ _FROM = re.compile(r"^(?P<head>\s*FROM\s+(?:--\S+\s+)*)(?P<image>\S+)(?P<tail>.*
 @dataclass
 class PushReport:
     """What a push did: tasks rewritten (or already pinned), failures by task id, image statistics, the
-    dataset commit (or ``"unchanged"``), and the labels made stale."""
+    dataset commit (or ``"unchanged"``), the labels made stale, and the Harbor registry entry written."""
 
     tasks: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
@@ -52,6 +61,7 @@ class PushReport:
     stats: PushStats = field(default_factory=PushStats)
     published: str | None = None
     manifest: dict | None = None
+    harbor_entry: dict | None = None  # the dataset spec written to --harbor-registry
 
 
 def _paths(root: Path) -> tuple[Path, Path, Path]:
@@ -86,6 +96,25 @@ def _pin_dockerfiles(client, task: Path, registry: str | None, auth: RegistryAut
     return main_image
 
 
+def _pin_run_images(client, task: Path, task_id: str, registry: str, auth: RegistryAuth, stats: PushStats) -> None:
+    """Build, push and name by digest the images the task ``task_id`` (in the folder ``task``) runs in (module
+    docstring, step 3)."""
+    config = tomlkit.parse((task / "task.toml").read_text(encoding="utf-8"))
+    targets = [("environment", config.setdefault("environment", tomlkit.table()), task_id)]
+    verifier = config.get("verifier") or {}
+    if verifier.get("environment_mode") == "separate" and (task / "tests" / "Dockerfile").is_file():
+        targets.append(("tests", verifier.setdefault("environment", tomlkit.table()), task_id + "-verifier"))
+    for folder, table, name in targets:
+        if not (task / folder / "Dockerfile").is_file():
+            continue
+        local = environment_tag(task / folder, name)
+        ref = pushed_ref(client, local, registry, auth)
+        if ref is None:
+            ref = push_image(client, environment_image(client, task / folder, name), registry, auth, stats)
+        table["docker_image"] = ref
+    (task / "task.toml").write_text(tomlkit.dumps(config), encoding="utf-8")
+
+
 def _write_json_atomic(path: Path, data: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data) + "\n")
@@ -105,6 +134,8 @@ def rewrite_task(client, source: Path, dest: Path, *, registry: str | None, auth
         if image is not None and is_digest_ref(image):
             pin_registry_image(tmp, image_ref=image, visibility=visibility,
                                pushed_at=datetime.now(UTC).replace(microsecond=0).isoformat())
+        if registry is not None:
+            _pin_run_images(client, tmp, source.name, registry, auth, stats)
         stale = rebind_labels(tmp, bundle_hash(tmp))
         os.replace(tmp, dest)
         return stale
@@ -133,8 +164,11 @@ def _swap(root: Path, task_id: str) -> None:
 
 def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(), dataset_target: str | None = None,
          visibility: str = "private", partial: bool = False, client: docker.DockerClient | None = None,
-         report: Callable[[str], None] = lambda message: None) -> PushReport:
-    """Push the tasks below ``root`` (module docstring) and publish them to ``dataset_target`` when given.
+         report: Callable[[str], None] = lambda message: None,
+         harbor_registry: Path | None = None, harbor_dataset: tuple[str, str] | None = None) -> PushReport:
+    """Push the tasks below ``root`` (module docstring) and publish them to ``dataset_target`` when given; with
+    ``harbor_registry`` (and ``harbor_dataset`` = (name, version)), then write the dataset's entry into that
+    Harbor JSON registry (``harbor_registry.write_entry``).
     Raises ``InputError`` for bad input; per-task failures are in the report (nothing is replaced, or with
     ``partial`` only the failed tasks are left as they were, and nothing is published when any failed)."""
     if dataset_target is not None:
@@ -189,6 +223,13 @@ def push(root: Path, *, registry: str | None, auth: RegistryAuth = RegistryAuth(
                 result.manifest = dataset.export(find_tasks(root), Path(tmp) / "dataset")
                 result.published = dataset.publish(Path(tmp) / "dataset", dataset_target,
                                                    private=visibility == "private")
+        if harbor_registry is not None and not result.failed:
+            report("Harbor registry")
+            name, version = harbor_dataset or (root.name, "head")
+            spec = harbor_registry_file.dataset_spec(find_tasks(root), name=name, version=version,
+                                                     dataset_target=dataset_target)
+            harbor_registry_file.write_entry(harbor_registry, spec)
+            result.harbor_entry = spec
         return result
     finally:
         lock.close()

@@ -86,6 +86,14 @@ def _registry_digest(client: docker.DockerClient, ref: str, auth: dict | None) -
         return None
 
 
+def pushed_ref(client: docker.DockerClient, local_ref: str, registry: str, auth: RegistryAuth) -> str | None:
+    """``<repository>@sha256:…`` when ``registry`` already holds ``local_ref``'s name and tag (``target_name``),
+    else None: for content-named tags, the image pushed before, with no local build needed."""
+    repository, tag = target_name(registry, local_ref)
+    remote = _registry_digest(client, f"{repository}:{tag}", auth.config())
+    return None if remote is None else f"{repository}@{remote}"
+
+
 def push_image(client: docker.DockerClient, local_ref: str, registry: str, auth: RegistryAuth,
                stats: PushStats) -> str:
     """Push ``local_ref`` to ``registry`` (see the module docstring); returns ``<repository>@sha256:…``.

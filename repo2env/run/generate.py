@@ -135,9 +135,10 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
     Returns (status, reason, bundle_hash)."""
     bundle, out_dir = draft.stage.root, options.out
     try:
-        if options.format == "harbor-1.3":
-            reporter.stage("schema 1.3 layout")
-            layout13.convert(draft.stage, draft.split_layout)
+        schema = layout13.SEPARATE_FORMATS.get(options.format)
+        if schema is not None:
+            reporter.stage(f"schema {schema} layout")
+            layout13.convert(draft.stage, draft.split_layout, schema)
             draft.controls = None  # measured again, the 1.3 way (separate verifier)
         if options.dataset_name:
             set_task_name(bundle, f"{options.dataset_name}/{draft.task_id}")
@@ -230,7 +231,7 @@ def named(plan, options: GenerateOptions):
 def _check_format(pipeline, pipeline_name: str, options: GenerateOptions) -> GenerateOptions:
     """``options`` with its ``format`` checked against the pipeline's ``formats``; None (``--format`` left out)
     becomes the pipeline's first. Raises ``InputError`` for a format the pipeline does not write."""
-    formats = getattr(pipeline, "formats", ("harbor-1.0",))
+    formats = layout13.pipeline_formats(getattr(pipeline, "formats", ("harbor-1.0",)))
     if options.format is None:
         return dataclasses.replace(options, format=formats[0])
     if options.format not in formats:

@@ -33,7 +33,7 @@ def test_a_foreign_harbor_task_passes(tmp_path):
 def test_layout_errors(tmp_path):
     bad = static_report(make_task(tmp_path / "a", toml='[task]\nname = "x"\n', exec_bit=False, instruction=" \n"))
     checks = [(f.check, f.message) for f in bad.findings]
-    assert ("layout", 'task.toml has neither version = "1.0" nor schema_version = "1.3"') in checks
+    assert ("layout", 'task.toml has neither version = "1.0" nor schema_version = "1.3" or "1.4"') in checks
     assert ("layout", "instruction.md is missing or empty") in checks
     assert ("layout", "tests/test.sh is not executable") in checks and not bad.ok
     broken = make_task(tmp_path / "b")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.probes import PROBES, applicable
-from tests.checks.test_harbor_crosscheck import _run as harbor_run
+from tests.helpers.harbor import run_trial as harbor_run
 
 
 def check_tasks(out: Path, summary, name: str, expected_tasks: dict, expected_skips: dict) -> None:

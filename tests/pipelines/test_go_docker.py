@@ -8,7 +8,6 @@ from repo2env.bundles.task_toml import read_task_toml
 from repo2env.environment.images import image_exists
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.go_repo import EXPECTED_SKIPS, EXPECTED_TASKS, build_go_repo
 from tests.helpers.toolchain_checks import check_controls_and_probes, check_harbor, check_tasks
 
@@ -50,6 +49,6 @@ def test_instruction_states_the_failure_and_names_no_test(go_run):
     assert "`go test`" in text  # the Go grader's rules, not pytest's
 
 
-def test_harbor_runs_a_go_bundle(go_run, harbor, tmp_path):  # noqa: F811
+def test_harbor_runs_a_go_bundle(go_run, harbor, tmp_path):
     out, _ = go_run
     check_harbor(harbor, out / "local__gocalc-1", tmp_path)

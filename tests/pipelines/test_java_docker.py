@@ -8,7 +8,6 @@ import pytest
 from repo2env.environment.images import image_exists
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.java_repo import EXPECTED_SKIPS, EXPECTED_TASKS, build_java_repo
 from tests.helpers.toolchain_checks import check_controls_and_probes, check_harbor, check_tasks
 
@@ -51,6 +50,6 @@ def test_instruction_states_the_failure_and_names_no_test(java_run):
     assert "`mvn test`" in text  # the Java grader's rules, not pytest's
 
 
-def test_harbor_runs_a_java_bundle(java_run, harbor, tmp_path):  # noqa: F811
+def test_harbor_runs_a_java_bundle(java_run, harbor, tmp_path):
     out, _ = java_run
     check_harbor(harbor, out / "local__calc-1", tmp_path)

@@ -10,7 +10,6 @@ import pytest
 from repo2env.environment.images import image_exists
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
 from tests.helpers.js_repo import (EXPECTED_SKIPS, EXPECTED_TASKS, NODE_EXPECTED_TASKS, build_js_repo,
                                    build_node_test_repo)
 from tests.helpers.toolchain_checks import check_controls_and_probes, check_harbor, check_tasks
@@ -63,7 +62,7 @@ def test_instruction_states_the_failure_and_names_no_test(js_run):
     assert "node_modules" in text  # the JavaScript grader's rules
 
 
-def test_harbor_runs_a_javascript_bundle(js_run, harbor, tmp_path):  # noqa: F811
+def test_harbor_runs_a_javascript_bundle(js_run, harbor, tmp_path):
     out, _ = js_run
     check_harbor(harbor, out / "local__jscalc-1", tmp_path)
 

@@ -10,8 +10,7 @@ import pytest
 
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
-from tests.checks.test_harbor_crosscheck import _public_network_copy, _run
-from tests.checks.test_harbor_crosscheck import harbor  # noqa: F401 (the fixture)
+from tests.helpers.harbor import public_network_copy, run_trial
 from tests.helpers.mutate_repo import EXPECTED_F2P, EXPECTED_SKIPS, build_mutate_repo
 
 pytestmark = pytest.mark.docker
@@ -56,7 +55,7 @@ def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
         assert leak not in text
 
 
-def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):  # noqa: F811
+def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):
     """The real Harbor (schema 1.3, separate verifier): lint finds nothing, the oracle scores 1.0 and the nop
     0.0, on a copy whose network modes are public (tests/checks/test_harbor_crosscheck.py says why)."""
     import subprocess
@@ -64,9 +63,9 @@ def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):  # noqa: F81
     task = next(mutate_run[0].iterdir())
     lint = subprocess.run([str(harbor), "lint", str(task), "--json"], capture_output=True, text=True)
     assert json.loads(lint.stdout) == [], lint.stdout
-    runnable = _public_network_copy(task, tmp_path / task.name)
-    assert _run(harbor, runnable, "oracle", tmp_path / "jobs-oracle") == 1.0
-    assert _run(harbor, runnable, "nop", tmp_path / "jobs-nop") == 0.0
+    runnable = public_network_copy(task, tmp_path / task.name)
+    assert run_trial(harbor, runnable, "oracle", tmp_path / "jobs-oracle") == 1.0
+    assert run_trial(harbor, runnable, "nop", tmp_path / "jobs-nop") == 0.0
 
 
 def test_a_trial_that_changes_no_artifact_reuses_the_verifiers_reward(mutate_run, docker_client):

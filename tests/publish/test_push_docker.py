@@ -16,11 +16,13 @@ import pytest
 
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
+from repo2env.core.gitrepo import docker_safe
 from repo2env.cli import main
 from repo2env.pipeline import GenerateOptions
 from repo2env.publish.dataset import MANIFEST
 from repo2env.run.generate import generate
 from repo2env.sources.demo_repo import build_demo_repo
+from tests.helpers.harbor import run_trial
 from tests.helpers.repos import git
 
 pytestmark = pytest.mark.docker
@@ -58,6 +60,9 @@ def test_push_pins_images_marks_labels_stale_and_publishes(generated, registry, 
         ref = meta["reproducibility"]["image_ref"]
         assert ref.startswith(f"{registry}/r2e/local__{NAME}@sha256:") and meta["reproducibility"]["mode"] == "registry"
         assert f"FROM {ref}\n" in (task / "environment" / "Dockerfile").read_text()
+        # the image the agent runs in, built from environment/ and pushed: what consumers that pull run
+        run = read_task_toml(task)["environment"]["docker_image"]
+        assert run.startswith(f"{registry}/r2e/{docker_safe(task.name)}@sha256:"), run
         assert meta["bundle_hash"] == bundle_hash(task) != meta["evaluation"]["subject_bundle_hash"]
         assert meta["evaluation"]["status"] == "stale" and "bundle_rewritten" in meta["evaluation"]["reason_codes"]
     manifest = json.loads(_manifest_at(remote))
@@ -121,21 +126,42 @@ def test_bad_registry_and_dataset_are_one_line_errors(tmp_path, capsys):
 def _delete_images(client, registry: str) -> None:
     """Every image of the pushdemo repository, leaves first, so that nothing of it stays on this machine."""
     order = ("local/r2e-bundle/", "local/r2e-env/", f"{registry}/", "local/r2e-bootstrap/")
-    tags = [t for image in client.images.list() for t in image.tags if f"local__{NAME}" in t]
+    tags = [t for image in client.images.list() for t in image.tags if NAME in t]
     for prefix in order:
         for tag in [t for t in tags if t.startswith(prefix)]:
             client.images.remove(tag, force=True)
+    for image in client.images.list():  # pulled by digest only: no tag names it
+        for digest in [d for d in image.attrs.get("RepoDigests") or [] if NAME in d]:
+            client.images.remove(digest, force=True)
 
 
-def test_pull_elsewhere_and_validate_pulls_the_images_from_the_registry(generated, registry, docker_client,
-                                                                        tmp_path, capsys):
+def test_pull_elsewhere_runs_in_harbor_and_validate_from_the_registry(generated, registry, docker_client, harbor,
+                                                                      tmp_path, capsys):
+    """After a push, the dataset runs by name in the real Harbor (a registry.json entry naming the git remote's
+    commit) with every local image deleted: Harbor pulls [environment].docker_image. A pulled copy's controls
+    pull the same images."""
     tasks = _copy(generated, tmp_path / "tasks")
     remote = f"git+file://{tmp_path}/d.git"
-    assert main(["push", str(tasks), "--registry", f"{registry}/r2e", "--dataset", remote]) == 0
-    ref = read_task_toml(tasks / f"local__{NAME}-1")["metadata"]["repo2env"]["reproducibility"]["image_ref"]
+    index = tmp_path / "harbor" / "registry.json"
+    index.parent.mkdir()
+    index.write_text(json.dumps([{"name": "other", "version": "1.0", "description": "", "tasks": []}]))
+    assert main(["push", str(tasks), "--registry", f"{registry}/r2e", "--dataset", remote,
+                 "--harbor-registry", str(index), "--harbor-dataset", "pushdemo@1.0"]) == 0
+    assert f"harbor run -d pushdemo@1.0 --registry-path {index}" in capsys.readouterr().out
+    entries = json.loads(index.read_text())
+    assert [(e["name"], e["version"]) for e in entries] == [("other", "1.0"), ("pushdemo", "1.0")]
+    commit = git(tmp_path / "d.git", "rev-parse", "main").strip()
+    assert entries[1]["tasks"] == [{"name": t, "git_url": f"file://{tmp_path}/d.git", "git_commit_id": commit,
+                                    "path": f"tasks/{t}"} for t in (f"local__{NAME}-1", f"local__{NAME}-4")]
+    ref = read_task_toml(tasks / f"local__{NAME}-1")["environment"]["docker_image"]
     _delete_images(docker_client, registry)
     with pytest.raises(docker.errors.ImageNotFound):
         docker_client.images.get(ref)
+    assert run_trial(harbor, None, "oracle", tmp_path / "jobs-oracle", "-d", "pushdemo@1.0", "--registry-path",
+                     str(index), "-i", f"local__{NAME}-1") == 1.0
+    assert docker_client.images.get(ref).id  # Harbor pulled it by digest: nothing was built
+    assert not [t for image in docker_client.images.list() for t in image.tags
+                if t.startswith(f"local/r2e-bundle/local__{NAME}-1:")]
     assert main(["pull", remote, str(tmp_path / "elsewhere")]) == 0
     assert "every bundle hash matches the manifest" in capsys.readouterr().out
     assert main(["validate", str(tmp_path / "elsewhere" / "tasks"), "--run", "--jobs", "2", "--in-place",
@@ -143,7 +169,6 @@ def test_pull_elsewhere_and_validate_pulls_the_images_from_the_registry(generate
     reports = json.loads(capsys.readouterr().out)
     assert [(Path(r["path"]).name, r["status"], r["controls"]["oracle"]["reward"], r["controls"]["nop"]["reward"])
             for r in reports] == [(f"local__{NAME}-1", "verified", 1.0, 0.0), (f"local__{NAME}-4", "verified", 1.0, 0.0)]
-    assert docker_client.images.get(ref).id  # pulled from the registry by digest
     # one byte changed in the remote after publishing: pull refuses the dataset and leaves no folder
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", f"{tmp_path}/d.git", str(work))

@@ -1,21 +1,44 @@
 """What the grading tests saw before the fix, as the runtime pipelines collect it (``tasks.runtime.evidence``),
-and the names the test files define (never the public API a user calls)."""
+the names the test files define (never the public API a user calls), and the names the fix defines (the
+interface the task asks for, which may be named even when a test is named after it)."""
 
 import ast
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Evidence:
     """What the grading tests saw before the fix: ``failures`` (node id -> failure message and traceback
     head), ``import_errors`` (test file -> the error that stopped its collection), the FAIL_TO_PASS ids, and
-    ``test_sources`` (test file -> its text with the test patch applied)."""
+    ``test_sources`` (test file -> its text with the test patch applied), and ``interface``: the names the gold
+    patch defines (``interface_names``)."""
 
     failures: dict
     import_errors: dict
     fail_to_pass: tuple
     test_sources: dict
+    interface: frozenset = field(default_factory=frozenset)
+
+
+# a definition's name on a line: fn/def/func/class/struct/... NAME, and Java/TypeScript-style methods
+_DEFINES = re.compile(r"\b(?:fn|def|func|function|class|struct|enum|trait|interface|type|record)\s+"
+                      r"(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")
+_METHOD = re.compile(r"^\s*(?:(?:public|protected|private|static|final|abstract|synchronized|async|export|default|"
+                     r"pub(?:\([^)]*\))?|const)\s+)+[\w<>\[\], ?.]*?\b([A-Za-z_]\w*)\s*\(")
+
+
+def interface_names(gold_patch: str) -> frozenset:
+    """The names the gold patch newly defines (on its added lines and none of its removed ones: functions,
+    methods, types): what the task asks a solver to provide; an edited definition (a mutant's fix) adds none. A feature's tests are often named after it (Rust crates keep a test module per method), and
+    the instruction may still name the function it asks for: that is the interface, not the grading tests."""
+    added, removed = set(), set()
+    for line in gold_patch.splitlines():
+        if line[:1] in "+-" and not line.startswith(("+++", "---")):
+            found = set(_DEFINES.findall(line[1:])) | set(_METHOD.findall(line[1:]))
+            (added if line[0] == "+" else removed).update(found)
+    return frozenset(n for n in added - removed if len(n) > 2)
 
 
 def helper_names(sources: Iterable[str]) -> set[str]:

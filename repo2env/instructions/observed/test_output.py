@@ -118,12 +118,15 @@ class _Writer:
         self.test_names |= {part.split("(", 1)[0].split("$", 1)[0] for t in evidence.fail_to_pass
                             for part in t.split("::")[1:]}  # Java's class and method
         self.test_paths = {t.split("::", 1)[0] for t in evidence.fail_to_pass}
+        self.interface = set(evidence.interface)
 
     def copies(self, text: str) -> bool:
         return bool(_ngrams(tokens(text), DEFAULT_NGRAM) & self.ngrams)
 
     def names_tests(self, text: str) -> bool:
-        words = set(re.findall(r"\w+", text))
+        """True when ``text`` names a test, a test helper or a test file; a name the fix defines
+        (``Evidence.interface``) is the task's interface and may be named even when a test shares it."""
+        words = set(re.findall(r"\w+", text)) - self.interface
         return bool(words & (self.helpers | self.test_names)) or any(p in text for p in self.test_paths)
 
     def call(self, call: str, args: str) -> str | None:
@@ -343,9 +346,11 @@ def _rust_build_sentence(message: str, writer: _Writer) -> str | None:
         name = found.group("name")
         if kind is not None:
             owner = found.group("type").rsplit("::", 1)[-1].split("<", 1)[0]
-            if writer.names_tests(owner):
-                continue
             what = "field" if kind == "field" else "function or method"
+            if writer.names_tests(owner):  # a type the tests define (e.g. made by the crate's own macro)
+                if name not in writer.interface:
+                    continue
+                return f"The types the crate provides have no {what} `{name}`; it should provide it."
             return f"The type `{owner}` has no {what} `{name}`; it should provide it."
         module = (found.groupdict().get("path") or found.groupdict().get("module") or "").replace("crate::", "")
         where = f"The module `{module}`" if module and module != "crate" else "The crate"
