@@ -2,7 +2,7 @@
 yield, and the call map's cost.
 
     .venv/bin/python benchmarks/mutate_yield.py /path/to/clone --out /tmp/mutants [--limit 300] [--jobs 2]
-        [--max-tasks 100] [--seed 0] [--no-probes] [--samples 10]
+        [--parallel-runs 2] [--max-tasks 100] [--seed 0] [--no-probes] [--samples 10]
 
 Runs ``generate --pipeline repo_mutate`` (a resumed ``--out`` counts only what this run did), then prints the table
 from the run's ledger rows, and ``--samples`` instructions of kept tasks. Needs Docker (scripts/setup_docker.sh).
@@ -13,6 +13,8 @@ import collections
 import json
 import time
 from pathlib import Path
+
+from datetime import datetime
 
 from repo2env.pipeline import GenerateOptions, load_pipeline
 from repo2env.run.generate import generate
@@ -25,6 +27,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--parallel-runs", type=int, default=None, help="one candidate's containers side by side")
     parser.add_argument("--max-tasks", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-probes", action="store_true")
@@ -33,10 +36,11 @@ def main() -> None:
     ledger = ledger_path(args.out)
     before = len(ledger.read_text().splitlines()) if ledger.is_file() else 0
     options = GenerateOptions(out=args.out, format="harbor-1.3", limit=args.limit, probes=not args.no_probes,
+                              parallel_runs=args.parallel_runs,
                               pipeline_opts={"max_tasks": str(args.max_tasks), "seed": str(args.seed)})
     planned = load_pipeline("repo_mutate").plan(args.repo, options).candidates
     strategies = {f"mutant:{c.mutation.key}": c.mutation.strategy for c in planned}
-    start = time.monotonic()
+    start, started = time.monotonic(), datetime.now().astimezone()
     summary = generate("repo_mutate", args.repo, options, jobs=args.jobs)
     hours = (time.monotonic() - start) / 3600
     rows = [json.loads(line) for line in ledger.read_text().splitlines()[before:]]
@@ -44,6 +48,9 @@ def main() -> None:
     reasons = collections.Counter(r["reason"] or r["status"] for r in rows if r["status"] != "verified")
     print(f"repo_mutate on {args.repo}: {len(rows)} candidates tried, {len(kept)} verified in {hours * 60:.1f} min "
           f"({len(kept) / hours if hours else 0:.0f} tasks/hour, jobs {args.jobs}); errors {len(summary.errors)}")
+    first_hour = [r for r in kept
+                  if (datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) - started).total_seconds() <= 3600]
+    print(f"verified within the first hour (call map included): {len(first_hour)}")
     print(f"{'reason':<24} {'count':>6}")
     for reason, count in reasons.most_common():
         print(f"{reason:<24} {count:>6}")

@@ -50,7 +50,7 @@ class Finding:
 class AuditContext:
     """What must not leak: grading test ids (``path::name``), hidden test paths, the added lines of the gold
     patch and of the test patch, the repository's web address (``https://github.com/owner/name``, or None),
-    and the n-gram length."""
+    the n-gram length, and the names that may be said although a test shares them (the fix defines them)."""
 
     test_ids: Sequence[str] = ()
     hidden_paths: Sequence[str] = ()
@@ -58,6 +58,7 @@ class AuditContext:
     web_url: str | None = None
     ngram: int = DEFAULT_NGRAM
     test_added_lines: Sequence[str] = ()
+    allowed_names: Sequence[str] = ()  # names the fix defines: the task's interface (leak_strip.grading_test_needles)
 
 
 def added_lines(patch: str, paths=None) -> list[str]:
@@ -108,7 +109,7 @@ def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
 
 def audit(text: str, ctx: AuditContext) -> list[Finding]:
     """Every leak in ``text``, ordered by position."""
-    paths, names = grading_test_needles(ctx.test_ids, ctx.hidden_paths)
+    paths, names = grading_test_needles(ctx.test_ids, ctx.hidden_paths, ctx.allowed_names)
     found: list[Finding] = []
     for name in sorted(names):
         found += _word_spans(text, name, "test_name")

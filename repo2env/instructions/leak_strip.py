@@ -156,9 +156,17 @@ def _drop_sections(lines: list[str]) -> list[str]:
     return out
 
 
-def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str]):
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str], allowed: Sequence[str] = ()):
     """(paths, names): substrings and whole words whose lines must go: each test id's path and names, the
-    hidden paths, their file names, and a test module's dotted name (``tests.test_x``) and stem (``test_x``)."""
+    hidden paths, their file names, and a test module's dotted name (``tests.test_x``) and stem (``test_x``).
+    Names that are one plain lowercase word (a Rust module path's ``tests``, ``all``, ``cases``; a subtest
+    called ``empty``) are left out: they are the language's words, and stripping every sentence that uses
+    them wipes statements that name no test. So are the ``allowed`` names: those the fix itself defines
+    (``observed.evidence.interface_names``), the interface the task asks for, even when a test is named after
+    it."""
     paths, names = set(), set()
     for tid in test_ids:
         parts = tid.split("::")
@@ -176,7 +184,8 @@ def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str]):
             # the module as Python spells it: tests.test_x, test_x
             paths.add(p[:-3].replace("/", "."))
             names.add(base[:-3])
-    return {p.lower() for p in paths if p}, {n for n in names if n}
+    keep = set(allowed)
+    return {p.lower() for p in paths if p}, {n for n in names if n and n not in keep and not _PLAIN_WORD.fullmatch(n)}
 
 
 def _leaks_test(line: str, paths: set[str], names: set[str]) -> bool:
@@ -280,7 +289,7 @@ def _collapse_blank_lines(lines: list[str]) -> list[str]:
 # --- public API -------------------------------------------------------------------
 
 def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
-                hidden_paths: Sequence[str] = ()) -> str:
+                hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = ()) -> str:
     """Return `text` (str) with every leak removed; pure function, returns str.
 
     Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
@@ -308,14 +317,14 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     lines = [ln for ln in text.split("\n")
              if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln) or _BOT_LINE.search(ln))]
     lines = _drop_housekeeping(_drop_sections(lines))
-    paths, names = grading_test_needles(test_ids, hidden_paths)
+    paths, names = grading_test_needles(test_ids, hidden_paths, allowed_names)
     lines = [kept for ln in lines if (kept := _without_test_sentences(ln, paths, names)) is not None]
     stripped = [s for s in map(_strip_refs_line, lines) if s is not None]
     return "\n".join(_collapse_blank_lines(stripped)).strip("\n")
 
 
 def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
-                      hidden_paths: Sequence[str] = ()) -> str:
+                      hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = ()) -> str:
     """Return the instruction.md text (str) for a PR/commit `title` and `body`.
 
     Shape: '# <stripped title>\\n\\n<stripped body>\\n'; the body part is
@@ -324,7 +333,7 @@ def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
     LF-only, no trailing spaces, at most one blank line in a row, ends in
     exactly one newline.
     """
-    kw = {"test_ids": test_ids, "hidden_paths": hidden_paths}
+    kw = {"test_ids": test_ids, "hidden_paths": hidden_paths, "allowed_names": allowed_names}
     head = " ".join(strip_leaks(title, **kw).split())
     stripped_body = strip_leaks(body, **kw)
     text = f"# {head}" + (f"\n\n{stripped_body}" if stripped_body.strip() else "")
@@ -334,16 +343,22 @@ def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
 
 def fill_empty_title(text: str) -> str:
     """``text`` whose ``#`` title line was emptied (all leak) takes its first body line as the title when that
-    line is short (at most 120 characters, list marker dropped); otherwise ``text`` unchanged."""
+    line is short (at most 120 characters, list marker dropped); when the body starts with a section heading,
+    the section's first statement (at most 160 characters) titles it; otherwise ``text`` unchanged."""
     head, _, rest = text.partition("\n")
     if head.strip() != "#":
         return text
     first, _, remainder = rest.strip("\n").partition("\n")
     first = _LIST_ITEM.sub("", first).strip()
-    if not first or len(first) > 120 or first.startswith("#"):
-        return text
-    body = remainder.strip("\n")
-    return f"# {first}\n" + (f"\n{body}\n" if body else "")
+    if first and len(first) <= 120 and not first.startswith("#"):
+        body = remainder.strip("\n")
+        return f"# {first}\n" + (f"\n{body}\n" if body else "")
+    # no body line to promote (the body is a section, "Observed behaviour" say): its first statement titles it
+    for line in rest.split("\n"):
+        item = _LIST_ITEM.sub("", line).strip()
+        if item and not item.startswith("#") and len(item) <= 160:
+            return f"# {item.rstrip('.;')}\n" + (rest if rest.startswith("\n") else "\n" + rest)
+    return text
 
 
 def is_too_thin(instruction: str, min_chars: int = 40) -> bool:

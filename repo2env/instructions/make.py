@@ -89,10 +89,11 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
     model only), ``observed_sentences`` what the
     grading tests saw before the fix (``observed.observed_behaviour``; shown to the model and, without one,
     appended as the "Observed behaviour" section)."""
-    deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths)
+    deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths,
+                                      allowed_names=ctx.allowed_names)
     extra = observed.section(list(observed_sentences))
     if extra:
-        deterministic = deterministic.rstrip("\n") + "\n\n" + extra
+        deterministic = fill_empty_title(deterministic.rstrip("\n") + "\n\n" + extra)
     synthesis = None
     seen: list[Finding] = []
     if synthesizer is not None:

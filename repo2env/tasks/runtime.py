@@ -194,7 +194,8 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
     return AuditContext(test_ids=list(selection.fail_to_pass + selection.pass_to_pass),
                         hidden_paths=list(spec.split.test_files), gold_added_lines=added_lines(
                             spec.split.gold_patch, spec.split.source_files),
-                        web_url=spec.repo.web_url, test_added_lines=added_lines(spec.split.test_patch))
+                        web_url=spec.repo.web_url, test_added_lines=added_lines(spec.split.test_patch),
+                        allowed_names=sorted(interface_names(spec.split.gold_patch)))
 
 
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tuple[str, ...] = (".py",)) -> Evidence:

@@ -42,3 +42,19 @@ def test_a_function_the_fix_defines_is_named_even_when_a_test_module_shares_it()
 
 def test_without_the_fix_defining_it_the_test_module_name_stays_unsaid():
     assert _said(frozenset()) == []
+
+
+def test_a_title_naming_the_new_function_and_a_plain_word_test_module_survives_stripping():
+    from repo2env.instructions.leak_strip import build_instruction
+
+    title = "Add an all_named ctor for filtering out catch-all flags"
+    kept = build_instruction(title, "", test_ids=F2P, allowed_names=sorted(interface_names(GOLD)))
+    assert kept == f"# {title}\n"  # `all` (a module) is a plain word; `all_named` is what the fix defines
+    assert "all_named" not in build_instruction(title, "", test_ids=F2P)  # not defined by the fix: a test's name
+
+
+def test_an_emptied_title_takes_the_first_observed_statement():
+    from repo2env.instructions.leak_strip import fill_empty_title
+
+    text = "#\n\n## Observed behaviour\n\n- Parsing `1 KB` fails; it should give 1024.\n"
+    assert fill_empty_title(text).split("\n")[0] == "# Parsing `1 KB` fails; it should give 1024"
