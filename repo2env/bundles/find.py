@@ -17,3 +17,8 @@ def find_tasks(root: Path) -> list[Path]:
     if not tasks:
         raise InputError(f"{root}: no task.toml at or below it; pass a Harbor task folder")
     return tasks
+
+
+def has_tasks(root: Path) -> bool:
+    """True when a task directory is at or below ``root`` (``find_tasks`` would find one); never raises."""
+    return root.is_dir() and any(p.is_file() for p in root.rglob("task.toml"))

@@ -122,6 +122,9 @@ def _layout_13(task: Path, config: dict, report: TaskReport) -> None:
     r2e = config.get("metadata", {}).get("repo2env")
     if r2e is None:
         return
+    if report.layout == "1.4" and not (config.get("task") or {}).get("version"):
+        report.warn("layout", "schema 1.4 without [task].version: ours carry <pipeline version>+<files hash> "
+                              "(bundles/layout13.py); run `repo2rlenv restamp` after adding it")
     for rel in ("environment/source/.git", "tests/source/.git"):
         if (task / rel).exists():
             report.error("layout", f"{rel} exists: a 1.3 snapshot carries no git history")

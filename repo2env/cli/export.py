@@ -25,10 +25,11 @@ from repo2env.export.task_bank import DEFAULT_MAX_STEPS
 def export_cmd(tasks, fmt, out, max_steps, as_json) -> None:
     """Export the verified tasks in TASKS (a folder generate or build wrote) as a task bank, a task pack or a gym
     task config. Tasks whose label is not verified are left out and listed."""
-    from repo2env.export.task_bank import exportable, write_bank, write_pack
+    from repo2env.export.task_bank import check_out, exportable, write_bank, write_pack
     from repo2env.export.task_config import write_task_config
 
     kept, left = exportable(tasks)
+    check_out(tasks, out, folder=fmt != "task-bank")
     if fmt == "task-bank":
         written, where = write_bank(kept, out, max_steps), out
     elif fmt == "task-pack":
@@ -39,5 +40,8 @@ def export_cmd(tasks, fmt, out, max_steps, as_json) -> None:
         emit_json({"format": fmt, "written": written, "out": str(where), "left_out": left})
         return
     click.echo(f"{fmt}: {written} task(s) -> {where}")
+    if fmt == "task-config":
+        click.echo(f"prompt templates: {out / 'templates' / 'repo2env'} (copy this folder among your framework's "
+                   "prompt template folders; the config names it `repo2env`)")
     for task_id, why in sorted(left.items()):
         click.echo(f"left out: {task_id} ({why})")

@@ -24,7 +24,7 @@ from repo2env.environment.containers import docker_client
 @click.option("--harbor-registry", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write the dataset into this Harbor registry.json (created or updated), so that "
               "`harbor run -d NAME --registry-path FILE` runs it: tasks from the --dataset git remote, else "
-              "this folder.")
+              "this folder. The tasks' images must be in a registry: give --registry (or push them before).")
 @click.option("--harbor-dataset", default=None, metavar="NAME[@VERSION]",
               help="The dataset's name and version in --harbor-registry (default: FOLDER's name, @head).")
 @json_option

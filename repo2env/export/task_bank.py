@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from repo2env.bundles.find import find_tasks
+from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
 from repo2env.core.errors import InputError
@@ -149,27 +149,53 @@ def bank_row(bundle: Path, max_steps: int = DEFAULT_MAX_STEPS) -> BankRow:
 
 
 def exportable(root: Path) -> tuple[list[Path], dict[str, str]]:
-    """The bundles below ``root`` labelled ``verified`` (sorted by task id), and the others with why they were
-    left out. Raises ``InputError`` when ``root`` holds no task at all."""
-    tasks = find_tasks(root) if root.is_dir() else []
-    if not tasks:
+    """The bundles below ``root`` labelled ``verified`` on their present bytes (the label's
+    ``subject_bundle_hash`` is the bundle's hash now; sorted by task id), and the others with why they were left
+    out: a bundle edited after its controls ran is not the task they proved. Raises ``InputError`` when
+    ``root`` does not exist or holds no task at all."""
+    if not root.is_dir():
+        raise InputError(f"{root}: no such folder; pass the folder of tasks that generate or build wrote")
+    if not has_tasks(root):
         raise InputError(f"{root}: no Harbor task below it; pass the folder of tasks that generate or build wrote")
+    tasks = find_tasks(root)
     kept, left = [], {}
     for task in sorted(tasks, key=lambda t: t.name):
-        status = ((read_task_toml(task).get("metadata", {}).get("repo2env", {}).get("evaluation") or {})
-                  .get("status"))
-        if status == "verified":
-            kept.append(task)
-        else:
+        evaluation = read_task_toml(task).get("metadata", {}).get("repo2env", {}).get("evaluation") or {}
+        status = evaluation.get("status")
+        if status != "verified":
             left[task.name] = f"evaluation {status or 'missing'}"
+        elif evaluation.get("subject_bundle_hash") != bundle_hash(task):
+            left[task.name] = ("changed since it was verified (its hash is not the label's); measure it again: "
+                               f"repo2rlenv restamp {task} --run")
+        else:
+            kept.append(task)
     return kept, left
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def check_out(tasks_root: Path, out: Path, *, folder: bool) -> None:
+    """Refuse an ``--out`` that would write into the tasks (at or below ``tasks_root``, or holding it), or
+    whose kind is wrong (a folder for a file, a file for a folder). Raises ``InputError``."""
+    root, target = tasks_root.resolve(), out.resolve()
+    if target == root or root in target.parents or target in root.parents:
+        raise InputError(f"--out {out}: inside (or around) the tasks folder {tasks_root}; write the export elsewhere")
+    if folder and target.exists() and not target.is_dir():
+        raise InputError(f"--out {out}: a file; this format writes a folder, give a folder's path")
+    if not folder and target.is_dir():
+        raise InputError(f"--out {out}: a folder; task-bank writes one JSONL file, give a file's path (bank.jsonl)")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename (the folder is made
+    when missing): a crash leaves the old file or none, never half of one, and no temporary file. Raises
+    ``InputError`` naming ``path`` when it cannot be written."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True) if tmp.parent.is_dir() else None
+        raise InputError(f"{path}: cannot be written ({exc.strerror or exc}); choose a writable --out") from None
 
 
 def row_json(row: BankRow) -> str:
@@ -180,7 +206,7 @@ def row_json(row: BankRow) -> str:
 def write_bank(tasks: list[Path], out: Path, max_steps: int = DEFAULT_MAX_STEPS) -> int:
     """Write one row per bundle to the JSONL file ``out`` (replaced whole, by rename). Returns the row count."""
     lines = [row_json(bank_row(t, max_steps)) + "\n" for t in tasks]
-    _write_atomic(out, "".join(lines).encode())
+    write_atomic(out, "".join(lines).encode())
     return len(lines)
 
 
@@ -196,7 +222,7 @@ def write_pack(tasks: list[Path], out: Path, max_steps: int = DEFAULT_MAX_STEPS)
                     "evaluation_status": "verified", "language": row.task_spec.language}
         definition = TaskDefinition(metadata=metadata, row=row, task_spec=row.task_spec)
         body = json.dumps(definition.model_dump(mode="json", by_alias=True), indent=1, sort_keys=True) + "\n"
-        _write_atomic(out / "tasks" / row.task_id / "task_definition.json", body.encode())
+        write_atomic(out / "tasks" / row.task_id / "task_definition.json", body.encode())
         wanted.add(row.task_id)
     for old in (out / "tasks").glob("*/task_definition.json") if (out / "tasks").is_dir() else []:
         if old.parent.name not in wanted:
@@ -206,9 +232,11 @@ def write_pack(tasks: list[Path], out: Path, max_steps: int = DEFAULT_MAX_STEPS)
 
 
 def is_export(path: Path) -> bool:
-    """True for a task bank (a ``.jsonl`` file) or a task pack (a folder with ``tasks/*/task_definition.json``)."""
-    return (path.is_file() and path.suffix == ".jsonl") or (
-        path.is_dir() and any((path / "tasks").glob("*/task_definition.json")))
+    """True for a task bank (a ``.jsonl`` file) or a task pack (a folder with ``tasks/*/task_definition.json``
+    and no task bundle: a folder of bundles is checked as bundles, whatever else it holds)."""
+    if path.suffix == ".jsonl" and not path.is_dir():
+        return True
+    return path.is_dir() and any((path / "tasks").glob("*/task_definition.json")) and not has_tasks(path)
 
 
 def check_export(path: Path) -> tuple[int, list[str]]:
@@ -218,15 +246,30 @@ def check_export(path: Path) -> tuple[int, list[str]]:
     from jsonschema import Draft202012Validator  # noqa: PLC0415 - only for validate
 
     problems: list[str] = []
+    if not path.exists():
+        raise InputError(f"{path}: no such file; pass a task bank (.jsonl) or a task pack folder export wrote")
     if path.is_file():
         validator, items = Draft202012Validator(schemas()["task-bank.schema.json"]), []
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if line.strip():
                 items.append((f"{path}:{n}", line))
+        if not items:
+            problems.append(f"{path}: no rows")
     else:
         validator = Draft202012Validator(schemas()["task-definition.schema.json"])
-        items = [(str(p), p.read_text(encoding="utf-8"))
-                 for p in sorted((path / "tasks").glob("*/task_definition.json"))]
+        items = []
+        for folder in sorted(p for p in (path / "tasks").iterdir() if p.is_dir()):
+            definition = folder / "task_definition.json"
+            if not definition.is_file():
+                problems.append(f"{folder}: no task_definition.json")
+                continue
+            items.append((str(definition), definition.read_text(encoding="utf-8")))
+            try:
+                named = json.loads(items[-1][1]).get("row", {}).get("task_id")
+            except (ValueError, AttributeError):
+                continue
+            if named != folder.name:
+                problems.append(f"{definition}: its task_id {named!r} is not its folder's name")
     seen: set[str] = set()
     for where, text in items:
         try:

@@ -12,15 +12,19 @@
   ``/logs/verifier/reward.txt`` holds (0.0 when none). The step that reaches ``max_env_steps`` submits too.
 - ``close()`` (or leaving a ``with`` block, or the end of an episode) removes every container.
 
-Configured by the task-config file ``repo2rlenv export --format task-config`` writes (``task._target_:
-repo2env.gym.RepoTask``); ``RepoTask.from_reset`` rebuilds a task from a task bank's reset package.
+A container left by a script that never calls ``close()`` is removed when the task object is collected, or at
+the interpreter's exit (``weakref.finalize``). ``RepoTasks`` serves a folder of tasks, one per ``reset``, as the
+task-config file ``repo2rlenv export --format task-config`` writes names it (``task._target_:
+repo2env.gym.RepoTasks``); ``RepoTask.from_reset`` rebuilds a task from a task bank's reset package.
 """
 
+import inspect
+import weakref
 from pathlib import Path
 
 import docker
 
-from repo2env.bundles.find import find_tasks
+from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.controls import grade_shared, task_caps
@@ -47,10 +51,13 @@ class RepoTask:
     action_space = "text"  # a shell command, or SUBMIT
 
     def __init__(self, bundle: str | Path, *, max_env_steps: int = DEFAULT_MAX_ENV_STEPS, output_limit: int = 8000,
-                 step_timeout_sec: float = 600, client: docker.DockerClient | None = None, **_ignored):
+                 step_timeout_sec: float = 600, client: docker.DockerClient | None = None):
         self.bundle = Path(bundle).resolve()
         if not (self.bundle / "task.toml").is_file():
-            raise InputError(f"{self.bundle}: not a task folder (no task.toml); pass a bundle generate wrote")
+            hint = " (a folder of tasks: use RepoTasks)" if has_tasks(self.bundle) else ""
+            raise InputError(f"{self.bundle}: not a task folder (no task.toml); pass a bundle generate wrote{hint}")
+        if max_env_steps < 1:
+            raise InputError(f"max_env_steps={max_env_steps}: give at least 1")
         self.config = read_task_toml(self.bundle)
         self.id = self.bundle.name
         self.max_env_steps = max_env_steps
@@ -58,6 +65,7 @@ class RepoTask:
         self.step_timeout_sec = step_timeout_sec
         self._client = client
         self._box: TaskContainer | None = None
+        self._finalizer: weakref.finalize | None = None
         self._trial: SeparateTrial | None = None
         self.steps = 0
         self.done = False
@@ -68,14 +76,18 @@ class RepoTask:
         ``bundle_hash``) names, found below ``tasks_dir``; ``max_env_steps`` from the package. Raises
         ``InputError`` when no bundle there has that id, or its hash differs (the bundle changed since the bank
         was written)."""
-        spec = package["task_spec"]
+        spec = package.get("task_spec") if isinstance(package, dict) else None
+        if not isinstance(spec, dict) or not {"task_id", "bundle_hash"} <= set(spec):
+            raise InputError("the reset package has no task_spec with task_id and bundle_hash; pass a bank row's "
+                             "harbor_reset")
         found = [t for t in find_tasks(Path(tasks_dir)) if t.name == spec["task_id"]]
         if not found:
             raise InputError(f"{tasks_dir}: no task {spec['task_id']}; pass the folder the bank was exported from")
         actual = bundle_hash(found[0])
         if actual != spec["bundle_hash"]:
             raise InputError(f"{found[0]}: bundle hash {actual} differs from the reset package's "
-                             f"{spec['bundle_hash']}; export the bank again")
+                             f"{spec['bundle_hash']}: the task changed after the bank was exported; measure it "
+                             f"again (repo2rlenv restamp {found[0]} --run), then export the bank again")
         kwargs.setdefault("max_env_steps", int(package.get("max_steps") or DEFAULT_MAX_ENV_STEPS))
         return cls(found[0], **kwargs)
 
@@ -102,6 +114,8 @@ class RepoTask:
             box = TaskContainer(self.client, run_image(self.client, self.bundle, self.config, self.id),
                                 extra_hosts=bundle_hosts(self.bundle), **task_caps(self.bundle))
         self._box = box.__enter__()
+        # removed however the script ends (no close(), an exception, the interpreter's exit)
+        self._finalizer = weakref.finalize(self, box.__exit__, None, None, None)
         self._box.exec(["mkdir", "-p", "/logs/agent", "/logs/verifier"])
         return {"task_id": self.id, "instruction": (self.bundle / "instruction.md").read_text(encoding="utf-8"),
                 "workdir": WORKDIR, "max_env_steps": self.max_env_steps}
@@ -117,7 +131,8 @@ class RepoTask:
             raise RuntimeError(f"{self.id}: call reset() first (the episode is over or never started)")
         self.steps += 1
         if action.strip() == SUBMIT:
-            return self._submit({"submitted": True})
+            return self._submit({"submitted": True, "step": self.steps,
+                                 "steps_left": self.max_env_steps - self.steps})
         if not action.strip():
             observation = {"exit_code": None, "output": "No action found: reply with one ```bash``` block, or "
                            "SUBMIT when done.", "truncated": False}
@@ -148,8 +163,8 @@ class RepoTask:
 
     def _close_box(self) -> None:
         if self._box is not None:
-            box, self._box = self._box, None
-            box.__exit__(None, None, None)
+            self._box = None
+            self._finalizer()  # removes the container, once
 
     def close(self) -> None:
         """Remove the episode's containers (nothing when none runs)."""
@@ -181,6 +196,10 @@ class RepoTasks:
         self.bundles, _ = exportable(Path(tasks_dir))
         if not self.bundles:
             raise InputError(f"{tasks_dir}: no verified task to serve")
+        known = set(inspect.signature(RepoTask.__init__).parameters) - {"self", "bundle"}
+        if set(task_kwargs) - known:
+            raise InputError(f"{', '.join(sorted(set(task_kwargs) - known))}: not an option of RepoTask "
+                             f"(options: {', '.join(sorted(known))})")
         self.task_kwargs = task_kwargs
         self.current: RepoTask | None = None
         self._next = 0

@@ -69,8 +69,10 @@ def _paths(root: Path) -> tuple[Path, Path, Path]:
     return stage, stage / "tasks", stage / "done"
 
 
-def _pin_dockerfiles(client, task: Path, registry: str | None, auth: RegistryAuth, stats: PushStats) -> str | None:
-    """Push and pin every FROM image of the task's Dockerfiles; returns the environment's pinned image."""
+def _pin_dockerfiles(client, task: Path, task_id: str, registry: str | None, auth: RegistryAuth,
+                     stats: PushStats) -> str | None:
+    """Push and pin every FROM image of the Dockerfiles of the task ``task_id`` (in the folder ``task``);
+    returns the environment's pinned image."""
     main_image = None
     for rel in DOCKERFILES:
         path = task / rel
@@ -84,7 +86,7 @@ def _pin_dockerfiles(client, task: Path, registry: str | None, auth: RegistryAut
             if is_digest_ref(image) or image.lower() in stages or image.lower() == "scratch":
                 return match.group(0)
             if registry is None:
-                raise InputError(f"{task.name}: {rel} starts FROM {image}, which is not pinned; pass --registry")
+                raise InputError(f"{task_id}: {rel} starts FROM {image}, which is not pinned; pass --registry")
             return match.group("head") + push_image(client, image, registry, auth, stats) + match.group("tail")
 
         pinned = _FROM.sub(pin, text)
@@ -130,7 +132,7 @@ def rewrite_task(client, source: Path, dest: Path, *, registry: str | None, auth
         shutil.rmtree(tmp)
     shutil.copytree(source, tmp, symlinks=True)
     try:
-        image = _pin_dockerfiles(client, tmp, registry, auth, stats)
+        image = _pin_dockerfiles(client, tmp, source.name, registry, auth, stats)
         if image is not None and is_digest_ref(image):
             pin_registry_image(tmp, image_ref=image, visibility=visibility,
                                pushed_at=datetime.now(UTC).replace(microsecond=0).isoformat())

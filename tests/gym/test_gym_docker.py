@@ -66,6 +66,20 @@ def test_a_scripted_fix_scores_1_and_no_edit_scores_0(fixture, request, docker_c
     assert _ours(docker_client) == before
 
 
+def test_a_task_never_closed_leaves_no_container(demo_generated_14, docker_client):
+    import gc
+
+    out, _ = demo_generated_14
+    before = _ours(docker_client)
+    task = RepoTask(out / TASK, client=docker_client)
+    task.reset()
+    task.step("echo hi")
+    assert _ours(docker_client) == before + 1
+    del task  # a script that ends, or drops the task, without close()
+    gc.collect()
+    assert _ours(docker_client) == before
+
+
 def test_the_step_budget_ends_the_episode_with_its_grade(demo_generated_14, docker_client):
     out, _ = demo_generated_14
     task = RepoTask(out / TASK, client=docker_client, max_env_steps=1)

@@ -53,6 +53,9 @@ def test_exactly_the_planted_bug_the_tests_catch(mutate_run):
     text = (bundle / "instruction.md").read_text()
     for leak in ("test_clamp_above", "test_clamp.py", "planted", "return hi", "return lo"):
         assert leak not in text
+    from repo2env.checks.validate import validate_static
+    reports = validate_static(out)
+    assert len(reports) == 1 and reports[0].ok, reports[0].findings
 
 
 def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):
