@@ -42,7 +42,7 @@ from repo2env.pipeline import (
     existing_file,
     integer,
     open_source,
-    package_files,
+    with_package_artifacts,
     parse_pipeline_opts,
     planted_mutations,
     reject_pr_filters,
@@ -194,10 +194,8 @@ class RepoMutatePipeline:
         meta["fail_to_pass_count"], meta["pass_to_pass_count"] = len(f2p), len(p2p)
         meta["repo_mutate"]["diff_digest"] = signature[1]
         draft.stage.write_text("task.toml", tomlkit.dumps(doc))
-        layout = draft.split_layout  # every file of the package is collected: the list names no culprit
-        artifacts = package_files(layout.repo_path, layout.commit, layout.artifacts[0])
-        artifacts = sorted(set(artifacts) | set(layout.artifacts))
-        return replace(draft, split_layout=replace(layout, artifacts=artifacts))
+        # every file of the package is collected (the list names no culprit), each with its reference version
+        return replace(draft, split_layout=with_package_artifacts(draft.split_layout))
 
     def close(self) -> None:
         if self._revision is not None:

@@ -47,6 +47,7 @@ from repo2env.tasks.mutate import (
     MutantCandidate,
     Revision,
     package_files,
+    with_package_artifacts,
     planted_mutations,
     revision_mutations,
 )
@@ -79,8 +80,8 @@ __all__ = [
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
     "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "screen_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",
     "build_eqv_task",
-    "discover_functions", "select_functions", "MutantCandidate", "Revision", "STRATEGY_NAMES", "package_files", "planted_mutations",
-    "revision_mutations",
+    "discover_functions", "select_functions", "MutantCandidate", "Revision", "STRATEGY_NAMES", "package_files",
+    "with_package_artifacts", "planted_mutations", "revision_mutations",
 ]
 
 GROUP = "repo2env.pipelines"

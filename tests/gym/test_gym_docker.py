@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from repo2env.environment.containers import LABEL
+from repo2env.environment.containers import LABEL, RUN_ID
 from repo2env.export.task_bank import check_export, write_bank
 from repo2env.export.task_config import write_task_config
 from repo2env.gym import SUBMIT, RepoTask, RepoTasks
@@ -18,7 +18,8 @@ TASK = "local__calc-demo-1"
 
 
 def _ours(client) -> int:
-    return len(client.containers.list(all=True, filters={"label": LABEL}))
+    """Containers this test process started (other runs on the machine have their own run id)."""
+    return len(client.containers.list(all=True, filters={"label": f"{LABEL}={RUN_ID}"}))
 
 
 def _fix_actions(bundle: Path) -> list[str]:

@@ -12,7 +12,7 @@ import hashlib
 import json
 import random
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repo2env import languages
@@ -146,6 +146,19 @@ def package_files(repo_path: str, commit: str, path: str, limit: int = MAX_ARTIF
     same = sorted(p for p in gitrepo.ls_tree(repo_path, commit) if is_mutable_file(p) and p != path
                   and (p.startswith(prefix) if prefix else "/" not in p))
     return [path] + same[:limit - 1]
+
+
+def with_package_artifacts(layout):
+    """``layout`` (a ``bundles.layout13.SplitLayout``) whose artifacts are every source file of the package that
+    holds its first artifact (``package_files``), each with its reference version (the unchanged ones as they
+    are at ``layout.commit``): the files the grader collects do not tell which one holds the bug, and the oracle
+    writes them all back."""
+    artifacts = sorted(set(package_files(layout.repo_path, layout.commit, layout.artifacts[0])) | set(layout.artifacts))
+    reference = dict(layout.reference)
+    for rel in artifacts:
+        if rel not in reference:
+            reference[rel] = gitrepo.file_bytes(layout.repo_path, layout.commit, rel)
+    return replace(layout, artifacts=artifacts, reference=reference)
 
 
 class Revision:
