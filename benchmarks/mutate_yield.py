@@ -2,10 +2,11 @@
 yield, and the call map's cost.
 
     .venv/bin/python benchmarks/mutate_yield.py /path/to/clone --out /tmp/mutants [--limit 300] [--jobs 2]
-        [--parallel-runs 2] [--max-tasks 100] [--seed 0] [--no-probes] [--samples 10]
+        [--parallel-runs 2] [--max-tasks 100] [--seed 0] [--no-probes] [--samples 10] [--report-only]
 
 Runs ``generate --pipeline repo_mutate`` (a resumed ``--out`` counts only what this run did), then prints the table
-from the run's ledger rows, and ``--samples`` instructions of kept tasks. Needs Docker (scripts/setup_docker.sh).
+from the run's ledger rows, and ``--samples`` instructions of kept tasks. ``--report-only`` prints the table of the
+ledger already in ``--out`` (a run stopped at its hour), its wall time from the first row to the last. Needs Docker (scripts/setup_docker.sh).
 """
 
 import argparse
@@ -32,6 +33,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-probes", action="store_true")
     parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
     ledger = ledger_path(args.out)
     before = len(ledger.read_text().splitlines()) if ledger.is_file() else 0
@@ -41,13 +43,21 @@ def main() -> None:
     planned = load_pipeline("repo_mutate").plan(args.repo, options).candidates
     strategies = {f"mutant:{c.mutation.key}": c.mutation.strategy for c in planned}
     start, started = time.monotonic(), datetime.now().astimezone()
-    summary = generate("repo_mutate", args.repo, options, jobs=args.jobs)
+    if args.report_only:
+        before, errors = 0, []
+    else:
+        errors = generate("repo_mutate", args.repo, options, jobs=args.jobs).errors
     hours = (time.monotonic() - start) / 3600
     rows = [json.loads(line) for line in ledger.read_text().splitlines()[before:]]
+    if args.report_only and rows:  # from the run's start (its first row, less that row's own time) to its last row
+        stamps = [datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) for r in rows]
+        started = min(stamps[0].timestamp() - rows[0]["seconds"], stamps[0].timestamp())
+        started = datetime.fromtimestamp(started).astimezone()
+        hours = (max(stamps) - started).total_seconds() / 3600
     kept = [r for r in rows if r["status"] == "verified"]
     reasons = collections.Counter(r["reason"] or r["status"] for r in rows if r["status"] != "verified")
     print(f"repo_mutate on {args.repo}: {len(rows)} candidates tried, {len(kept)} verified in {hours * 60:.1f} min "
-          f"({len(kept) / hours if hours else 0:.0f} tasks/hour, jobs {args.jobs}); errors {len(summary.errors)}")
+          f"({len(kept) / hours if hours else 0:.0f} tasks/hour, jobs {args.jobs}); errors {len(errors)}")
     first_hour = [r for r in kept
                   if (datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) - started).total_seconds() <= 3600]
     print(f"verified within the first hour (call map included): {len(first_hour)}")

@@ -21,6 +21,8 @@ and its reward is the one the grader gave that very input.
 """
 
 import hashlib
+import io
+import tarfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -32,6 +34,32 @@ from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import ControlResult
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import run_image
+
+
+def split_archive(whole: bytes, sources: list[str]) -> dict[str, bytes]:
+    """From the tar stream of a folder (its entries ``<folder>/...``, as the engine archives a path), the
+    stream each of ``sources`` (paths directly in that folder) would have had alone: its entry, and everything
+    below it when it is a folder, renamed ``<name>...``; a source with no entry is left out (absent). A folder
+    that is a symlink gives no entries below it: its artifacts are absent (stricter than following it)."""
+    out = {}
+    with tarfile.open(fileobj=io.BytesIO(whole)) as tar:
+        members = tar.getmembers()
+        top = members[0].name.split("/", 1)[0] if members else ""
+        for source in sources:
+            name = PurePosixPath(source).name
+            own = [m for m in members if m.name == f"{top}/{name}" or m.name.startswith(f"{top}/{name}/")]
+            if not own:
+                continue
+            buffer = io.BytesIO()
+            with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as part:
+                for member in own:
+                    data = tar.extractfile(member) if member.isfile() else None
+                    member.name = member.name[len(top) + 1:]
+                    if member.islnk() and member.linkname.startswith(f"{top}/"):
+                        member.linkname = member.linkname[len(top) + 1:]
+                    part.addfile(member, data)
+            out[source] = buffer.getvalue()
+    return out
 
 
 def verifier_mode(config: dict) -> str:
@@ -94,14 +122,23 @@ class SeparateTrial:
         return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env))
 
     def collect(self, box: TaskContainer) -> dict[str, bytes]:
-        """The task-level artifacts of the agent's container ``box``: source path -> tar stream (absent ones
-        skipped, as Harbor does)."""
-        collected = {}
+        """The task-level artifacts of the agent's container ``box``: source path -> tar stream of that path as
+        its last component, as the engine archives one path (absent ones skipped, as Harbor does). Artifacts
+        that share a folder come from one archive of the folder (``split_archive``): one engine call, not one
+        per file (a repo_mutate task collects every file of its package)."""
+        groups: dict[str, list[str]] = {}
         for source in artifact_sources(self.config):
-            data = box.get_tar(source)
-            if data is not None:
-                collected[source] = data
-        return collected
+            groups.setdefault(str(PurePosixPath(source).parent), []).append(source)
+        collected = {}
+        for parent, sources in groups.items():
+            if len(sources) == 1:
+                data = box.get_tar(sources[0])
+                collected.update({sources[0]: data} if data is not None else {})
+                continue
+            whole = box.get_tar(parent)
+            if whole is not None:
+                collected.update(split_archive(whole, sources))
+        return {s: collected[s] for s in artifact_sources(self.config) if s in collected}
 
     def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
         with self.agent_container() as box:
