@@ -32,6 +32,12 @@ def task_caps(bundle: Path) -> dict:
             else None}
 
 
+def shared_container(client: docker.DockerClient, bundle: Path, image: str) -> TaskContainer:
+    """The agent's container of a task graded in it (layout 1.0), as Harbor starts it: ``image``, the compose
+    file's egress guard, the task's caps. Not started: use it as a context manager."""
+    return TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle))
+
+
 def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) -> tuple[bytes | None, str]:
     """Grade in the agent's own container ``box`` as Harbor's shared verifier does: upload ``tests/`` to
     ``/tests``, run ``test.sh`` (as root), read ``/logs/verifier/reward.txt``. Returns (the reward file's bytes
@@ -48,7 +54,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
     given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
     start = datetime.now(UTC)
     try:
-        with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle)) as box:
+        with shared_container(client, bundle, image) as box:
             box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
             if act is not None:
                 act(box)

@@ -40,14 +40,13 @@ from pathlib import Path
 import docker
 
 from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
-from repo2env.checks.controls import run_control, task_caps
+from repo2env.checks.controls import run_control, shared_container
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core import concurrency, timings
 from repo2env.core.metadata import ProbeRecord
 from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import run_image
-from repo2env.environment.egress import bundle_hosts
 
 PROBES_VERSION = "4"
 MATERIAL = "/tmp/r2e-probe"
@@ -257,7 +256,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
             act = _acts(bundle, material, probe, user, 900, sink)
             if probe.check:
                 try:
-                    with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle)) as box:
+                    with shared_container(client, bundle, image) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])

@@ -4,6 +4,8 @@ The library raises and never prints or exits. Messages name the input and say wh
 secret (tokens are not part of any message built here).
 """
 
+import re
+
 
 class R2EError(Exception):
     """Base class. ``str(err)`` is the one-line message shown to the user; ``exit_code`` the CLI's exit status."""
@@ -48,9 +50,16 @@ class TestRunError(R2EError):
     """The test runner could not run inside a task container (no JUnit XML, a patch that did not apply)."""
 
 
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+
+
 def redact_url(text: str) -> str:
     """``text`` with the user and password of every URL in it replaced by ``***`` (``https://***@host/...``):
     a source or dataset URL may carry a token, which must never reach a message, a log or a file."""
-    import re
+    return _USERINFO.sub(r"\1***@", text)
 
-    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1***@", text)
+
+def strip_userinfo(url: str) -> str:
+    """``url`` without the user and password it may carry (``https://host/...``): for a URL written into a
+    file (a Harbor registry entry), where even ``***`` would not clone."""
+    return _USERINFO.sub(r"\1", url)

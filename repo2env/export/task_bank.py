@@ -19,7 +19,6 @@ rows are sorted by task id and carry no time stamps, so the same bundles always 
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Literal
@@ -30,6 +29,7 @@ from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
 from repo2env.core.errors import InputError
+from repo2env.core.files import write_atomic
 
 VERIFIER_IDS = {"runtime": "R2E-RUNTIME", "eqv": "R2E-EQUIVALENCE", "diff": "R2E-DIFF"}
 CRITERIA = {"runtime": "SC_TESTS_PASS", "eqv": "SC_ANSWER_EQUIVALENCE", "diff": "SC_DIFF_SIMILARITY"}
@@ -182,20 +182,6 @@ def check_out(tasks_root: Path, out: Path, *, folder: bool) -> None:
         raise InputError(f"--out {out}: a file; this format writes a folder, give a folder's path")
     if not folder and target.is_dir():
         raise InputError(f"--out {out}: a folder; task-bank writes one JSONL file, give a file's path (bank.jsonl)")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename (the folder is made
-    when missing): a crash leaves the old file or none, never half of one, and no temporary file. Raises
-    ``InputError`` naming ``path`` when it cannot be written."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True) if tmp.parent.is_dir() else None
-        raise InputError(f"{path}: cannot be written ({exc.strerror or exc}); choose a writable --out") from None
 
 
 def row_json(row: BankRow) -> str:

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import yaml
 
-from repo2env.export.task_bank import DEFAULT_MAX_STEPS, write_atomic
+from repo2env.core.files import write_atomic
+from repo2env.export.task_bank import DEFAULT_MAX_STEPS
 
 TARGET = "repo2env.gym.RepoTasks"
 TEMPLATES = {

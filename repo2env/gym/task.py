@@ -27,11 +27,10 @@ import docker
 from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.controls import grade_shared, task_caps
+from repo2env.checks.controls import grade_shared, shared_container
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core.errors import InputError
 from repo2env.environment.containers import TaskContainer, docker_client
-from repo2env.environment.egress import bundle_hosts
 from repo2env.environment.images import run_image
 from repo2env.export.task_bank import DEFAULT_MAX_STEPS as DEFAULT_MAX_ENV_STEPS
 from repo2env.export.task_bank import exportable
@@ -111,8 +110,8 @@ class RepoTask:
             box = self._trial.agent_container()
         else:
             self._trial = None
-            box = TaskContainer(self.client, run_image(self.client, self.bundle, self.config, self.id),
-                                extra_hosts=bundle_hosts(self.bundle), **task_caps(self.bundle))
+            box = shared_container(self.client, self.bundle,
+                                   run_image(self.client, self.bundle, self.config, self.id))
         self._box = box.__enter__()
         # removed however the script ends (no close(), an exception, the interpreter's exit)
         self._finalizer = weakref.finalize(self, box.__exit__, None, None, None)

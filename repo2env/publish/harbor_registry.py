@@ -15,13 +15,13 @@ version is replaced. The file is written whole, by rename, so a crash leaves the
 """
 
 import json
-import os
 import re
 from pathlib import Path
 
 import git
 
-from repo2env.core.errors import InputError, redact_url
+from repo2env.core.errors import InputError, redact_url, strip_userinfo
+from repo2env.core.files import write_atomic
 from repo2env.publish.dataset import BRANCH, TASKS, DatasetError, parse_target
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
@@ -57,7 +57,7 @@ def dataset_spec(tasks: list[Path], *, name: str, version: str, dataset_target: 
             raise InputError("--harbor-registry: a Hub dataset is not a git task source Harbor's JSON registry "
                              "can name; publish with --dataset git+URL, or leave --dataset out to name the folder")
         commit = _remote_commit(url)
-        public = re.sub(r"(?i)^([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1", url)  # never a token in the file
+        public = strip_userinfo(url)  # never a token in the file
         rows = [{"name": t.name, "git_url": public, "git_commit_id": commit, "path": f"{TASKS}/{t.name}"}
                 for t in tasks]
     else:
@@ -82,7 +82,4 @@ def write_entry(registry_file: Path, spec: dict) -> None:
                                           == (spec["name"], spec["version"]))]
     entries.append(spec)
     entries.sort(key=lambda e: (str(e.get("name")), str(e.get("version"))) if isinstance(e, dict) else ("", ""))
-    registry_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = registry_file.with_name(registry_file.name + ".tmp")
-    tmp.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, registry_file)
+    write_atomic(registry_file, (json.dumps(entries, indent=1) + "\n").encode())

@@ -41,6 +41,7 @@ from repo2env.bundles.stage import remove_tree
 from repo2env.bundles.task_toml import pin_registry_image, rebind_labels
 from repo2env.core import locks
 from repo2env.core.errors import InputError, R2EError, redact_url
+from repo2env.core.files import write_atomic
 from repo2env.environment.images import environment_image, environment_tag
 from repo2env.publish import dataset
 from repo2env.publish import harbor_registry as harbor_registry_file
@@ -118,9 +119,7 @@ def _pin_run_images(client, task: Path, task_id: str, registry: str, auth: Regis
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, (json.dumps(data) + "\n").encode())
 
 
 def rewrite_task(client, source: Path, dest: Path, *, registry: str | None, auth: RegistryAuth, visibility: str,
