@@ -15,13 +15,15 @@ Harbor's resolution of the mode (``harbor.models.task.verifier_mode``): an expli
 else ``separate`` when ``[verifier.environment]`` is set, else ``shared``.
 
 The artifacts are all that crosses from the agent's container to the verifier's, so a trial whose artifacts are
-byte-for-byte (tar stream: content, mode, owner, time) those of an earlier trial of the same ``SeparateTrial``
-gets that trial's reward without a second verifier run: a probe that changes no artifact cannot reach the grader,
-and its reward is the one the grader gave that very input.
+byte-for-byte (tar stream: content, mode, owner, time) those of an earlier trial graded by the same verifier
+(``GRADED``: the verifier image's id, the bundle's ``tests/`` and verifier settings) gets that trial's reward
+without a second verifier run: a probe that changes no artifact cannot reach the grader, and its reward is the one
+the grader gave that very input (the nop's, measured by the controls of the same process).
 """
 
 import hashlib
 import io
+import json
 import tarfile
 import threading
 from datetime import UTC, datetime
@@ -60,6 +62,62 @@ def split_archive(whole: bytes, sources: list[str]) -> dict[str, bytes]:
                     part.addfile(member, data)
             out[source] = buffer.getvalue()
     return out
+
+
+def join_archives(streams: list[bytes]) -> bytes:
+    """One tar stream holding every entry of ``streams`` in order: extracted into one folder it leaves what
+    extracting each stream there in turn leaves (a later entry replaces an earlier one of the same name), in one
+    engine call instead of one per stream."""
+    if len(streams) == 1:
+        return streams[0]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as joined:
+        for stream in streams:
+            with tarfile.open(fileobj=io.BytesIO(stream)) as tar:
+                for member in tar.getmembers():
+                    joined.addfile(member, tar.extractfile(member) if member.isfile() else None)
+    return buffer.getvalue()
+
+
+class Verdicts:
+    """The reward files a verifier wrote, by ``(verifier key, artifacts digest)``; at most ``size`` kept (the
+    oldest go first). ``get_or_grade`` runs ``grade()`` once per key even when called side by side: a second
+    caller waits for the first and takes its result. A run that wrote no reward (None) is not remembered."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._done: dict[tuple[str, str], bytes] = {}
+        self._running: dict[tuple[str, str], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get_or_grade(self, key: tuple[str, str], grade) -> bytes | None:
+        """The remembered reward bytes for ``key``, else ``grade()``'s (remembered when not None). Exceptions
+        from ``grade`` propagate and nothing is remembered."""
+        with self._lock:
+            if key in self._done:
+                return self._done[key]
+            gate = self._running.setdefault(key, threading.Lock())
+        with gate:
+            with self._lock:
+                if key in self._done:
+                    return self._done[key]
+            raw = grade()
+            with self._lock:
+                self._running.pop(key, None)
+                if raw is not None:
+                    self._done[key] = raw
+                    while len(self._done) > self.size:
+                        self._done.pop(next(iter(self._done)))
+            return raw
+
+
+GRADED = Verdicts()
+
+
+def artifacts_digest(artifacts: dict[str, bytes]) -> str:
+    """sha256 hex over the collected artifacts (source path and tar stream of each, in path order)."""
+    return hashlib.sha256(b"".join(hashlib.sha256(k.encode() + b"\0" + v).digest()
+                                   for k, v in sorted(artifacts.items()))).hexdigest()
 
 
 def verifier_mode(config: dict) -> str:
@@ -111,8 +169,18 @@ class SeparateTrial:
             or bool(((config.get("verifier") or {}).get("environment") or {}).get("docker_image"))
         self.verifier_image = (run_image(client, bundle, config, task_id, verifier=True)
                                if self.baked_tests else self.agent_image)
-        self._graded: dict[str, bytes | None] = {}  # artifacts' digest -> the reward file the verifier wrote
-        self._lock = threading.Lock()
+        self.verifier_key = self._verifier_key()
+
+    def _verifier_key(self) -> str:
+        """What besides the artifacts decides a verdict: the verifier image (by id), ``tests/`` (uploaded when not
+        baked into it) and the verifier's settings (user, network, memory)."""
+        digest = hashlib.sha256(self.client.images.get(self.verifier_image).id.encode())
+        digest.update(json.dumps(self.config.get("verifier") or {}, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(self.config.get("environment") or {}, sort_keys=True, default=str).encode())
+        if not self.baked_tests:
+            for path in sorted(p for p in (self.bundle / "tests").rglob("*") if p.is_file()):
+                digest.update(path.relative_to(self.bundle).as_posix().encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()
 
     def agent_container(self) -> TaskContainer:
         """The agent's container (not started: use it as a context manager), as Harbor starts it: the agent's
@@ -162,8 +230,10 @@ class SeparateTrial:
         with TaskContainer(self.client, self.verifier_image, network=not offline, memory_mb=_memory(table)) as box:
             if not self.baked_tests:
                 box.put_dir(self.bundle / "tests", "/tests")
+            by_parent: dict[str, list[bytes]] = {}
             for source, data in artifacts.items():
-                box.put_tar(str(PurePosixPath(source).parent), data)
+                by_parent.setdefault(str(PurePosixPath(source).parent), []).append(data)
+            box.put_tars({parent: join_archives(streams) for parent, streams in by_parent.items()})
             box.exec(["mkdir", "-p", "/logs/verifier"])
             box.exec(["chmod", "777", "/logs/verifier"])
             box.exec(["bash", "/tests/test.sh"], timeout_sec=timeout_sec, user=_user(verifier))
@@ -181,16 +251,8 @@ class SeparateTrial:
         start = datetime.now(UTC)
         try:
             artifacts = self._agent_phase(name, agent_timeout_sec, act)
-            digest = hashlib.sha256(b"".join(hashlib.sha256(k.encode() + b"\0" + v).digest()
-                                             for k, v in sorted(artifacts.items()))).hexdigest()
-            with self._lock:
-                known = digest in self._graded
-                raw = self._graded.get(digest)
-            if not known:
-                raw = self._verifier_phase(artifacts, verifier_timeout_sec)
-                if raw is not None:  # a run that wrote no reward is not remembered: it is run again
-                    with self._lock:
-                        self._graded[digest] = raw
+            raw = GRADED.get_or_grade((self.verifier_key, artifacts_digest(artifacts)),
+                                      lambda: self._verifier_phase(artifacts, verifier_timeout_sec))
         except docker.errors.DockerException as exc:
             return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
                                  seconds=_elapsed(start))

@@ -164,8 +164,15 @@ class TaskContainer:
 
     def put_tar(self, parent: str, data: bytes) -> None:
         """Extract the tar archive ``data`` into the directory ``parent`` (created when missing)."""
-        self.exec(["mkdir", "-p", parent])
-        self.container.put_archive(parent, data)
+        self.put_tars({parent: data})
+
+    def put_tars(self, archives: dict[str, bytes]) -> None:
+        """Extract each tar archive into its directory (``{parent: data}``, in that order); the directories are
+        made first, all in one command (an engine call costs about 60 ms)."""
+        if archives:
+            self.exec(["mkdir", "-p", *archives])
+        for parent, data in archives.items():
+            self.container.put_archive(parent, data)
 
     def read_file(self, path: str) -> bytes | None:
         """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""

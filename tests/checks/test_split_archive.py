@@ -48,3 +48,49 @@ def test_a_folder_replaced_by_a_symlink_yields_nothing():
         info.type, info.linkname = tarfile.SYMTYPE, "/etc"
         tar.addfile(info)
     assert split_archive(buffer.getvalue(), ["/w/pkg/a.py", "/w/pkg/b.py"]) == {}
+
+
+def test_joined_parts_extract_as_the_parts_in_turn(tmp_path):
+    """join_archives: one put of the joined stream leaves the folder each part's put would have left, a later
+    entry of the same name winning (a real extraction into a folder)."""
+    from repo2env.checks.separate_verifier import join_archives
+
+    whole = _folder_tar({"pkg": None, "pkg/a.py": b"A\n", "pkg/sub": None, "pkg/sub/c.py": b"C\n"})
+    parts = split_archive(whole, ["/w/pkg/a.py", "/w/pkg/sub"])
+    later = _folder_tar({"a.py": b"A2\n"})
+    joined = join_archives([parts["/w/pkg/a.py"], parts["/w/pkg/sub"], later])
+    with tarfile.open(fileobj=io.BytesIO(joined)) as tar:
+        tar.extractall(tmp_path, filter="tar")
+    assert (tmp_path / "a.py").read_bytes() == b"A2\n" and (tmp_path / "sub" / "c.py").read_bytes() == b"C\n"
+    assert join_archives([later]) == later
+
+
+def test_a_verdict_is_graded_once_even_when_asked_side_by_side():
+    """Verdicts: callers of the same key wait for the first grading and share its bytes; a run that wrote no
+    reward is graded again; another key is graded on its own."""
+    import threading
+    import time
+
+    from repo2env.checks.separate_verifier import Verdicts
+
+    verdicts, calls = Verdicts(size=2), []
+
+    def grade(value):
+        def run():
+            calls.append(value)
+            time.sleep(0.2)
+            return value
+        return run
+
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(verdicts.get_or_grade(("v", "a"), grade(b"0\n"))))
+               for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == [b"0\n"] * 3 and calls == [b"0\n"]
+    assert verdicts.get_or_grade(("v", "b"), grade(None)) is None
+    assert verdicts.get_or_grade(("v", "b"), grade(b"1\n")) == b"1\n" and calls == [b"0\n", None, b"1\n"]
+    verdicts.get_or_grade(("v", "c"), grade(b"c"))  # size 2: the oldest, ("v", "a"), is let go
+    assert verdicts.get_or_grade(("v", "a"), grade(b"again")) == b"again"

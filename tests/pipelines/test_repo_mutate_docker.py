@@ -71,20 +71,33 @@ def test_harbor_runs_a_mutant_bundle(mutate_run, harbor, tmp_path):
     assert run_trial(harbor, runnable, "nop", tmp_path / "jobs-nop") == 0.0
 
 
-def test_a_trial_that_changes_no_artifact_reuses_the_verifiers_reward(mutate_run, docker_client):
+def test_a_trial_that_changes_no_artifact_reuses_the_verifiers_reward(mutate_run, docker_client, monkeypatch):
     """Only the artifacts cross to the separate verifier: a probe that changes none of them gets the reward the
-    grader gave those very bytes, without a second verifier run; one that changes an artifact is graded."""
-    from repo2env.bundles.task_toml import read_task_toml
-    from repo2env.checks.separate_verifier import SeparateTrial
+    grader gave those very bytes, without a second verifier run, in this trial or another trial of the same
+    bundle (the probes reuse the controls' nop); one that changes an artifact is graded; the same bytes under
+    another verifier (its tests changed) are graded again."""
+    import shutil
 
+    from repo2env.bundles.task_toml import read_task_toml
+    from repo2env.checks import separate_verifier
+    from repo2env.checks.separate_verifier import SeparateTrial, Verdicts
+
+    monkeypatch.setattr(separate_verifier, "GRADED", Verdicts())
     bundle = next(mutate_run[0].iterdir())
-    trial = SeparateTrial(docker_client, bundle, read_task_toml(bundle), bundle.name)
     runs = []
-    grade = trial._verifier_phase
-    trial._verifier_phase = lambda artifacts, timeout: runs.append(1) or grade(artifacts, timeout)
+    grade = SeparateTrial._verifier_phase
+    monkeypatch.setattr(SeparateTrial, "_verifier_phase",
+                        lambda self, artifacts, timeout: runs.append(1) or grade(self, artifacts, timeout))
     fixed = (bundle / "solution" / "reference" / "mutcalc" / "core.py").read_text()
     outside = ["sh", "-c", "echo 1.0 > /tmp/reward.txt; touch /workspace/conftest.py"]
     inside = ["sh", "-c", f"cat > /workspace/mutcalc/core.py <<'EOF'\n{fixed}EOF"]
+    trials = [SeparateTrial(docker_client, bundle, read_task_toml(bundle), bundle.name) for _ in range(2)]
     rewards = [trial.run("nop", 0.0, verifier_timeout_sec=300, act=lambda box, cmd=cmd: box.exec(cmd)).reward
-               for cmd in (outside, outside, inside)]
+               for trial, cmd in ((trials[0], outside), (trials[1], outside), (trials[0], inside))]
     assert rewards == [0.0, 0.0, 1.0] and len(runs) == 2
+    other = shutil.copytree(bundle, mutate_run[0].parent / "other-verifier" / bundle.name)
+    with (other / "tests" / "test.sh").open("a") as handle:
+        handle.write("# another verifier\n")
+    trial = SeparateTrial(docker_client, other, read_task_toml(other), bundle.name + "-other")
+    assert trial.run("nop", 0.0, verifier_timeout_sec=300, act=lambda box: box.exec(outside)).reward == 0.0
+    assert len(runs) == 3
