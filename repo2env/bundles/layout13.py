@@ -25,11 +25,19 @@ unchanged one keeps it. 1.4's other additions (named ``[[steps]]``, fractional `
 1.0 layout has no 1.4 spelling here: it grades in the agent's sandbox, which ``harbor lint``'s default rule
 ``shared-verifier`` reports as a defect under any schema.
 
+For a Python grader (``graders/runtime_verifier.py``) the verifier image also holds the interpreter's standard
+library and installed packages compiled into ``BYTECODE`` (a ``PYTHONPYCACHEPREFIX`` tree; the layer comes
+right after ``FROM``, so every bundle of one task image shares it), and ``config.json`` names it: grading then
+reads that bytecode instead of compiling pytest and the standard library afresh on every run (about 1 s). Nothing
+of the agent's reaches it: only the artifacts cross into the verifier's container, under ``/workspace``, and
+their modules are compiled afresh as before.
+
 Symlinks are not copied into the snapshots (a bundle holds regular files only); the task image keeps the
 repository's tracked symlinks in place.
 """
 
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -53,6 +61,22 @@ LEARNER = "learner"
 CONTRACT = "contract.json"
 # tests/ entries that stay on the host side of the verifier image build (never copied into /tests)
 _BUILD_ONLY = ("Dockerfile", "source", "strip_repository.sh")
+BYTECODE = "/opt/r2e/bytecode"  # the verifier image's compiled standard library and packages (module docstring)
+# PYTHONPYCACHEPREFIX needs Python 3.8; a bundle's interpreter is a path such as /usr/local/bin/python3.12
+_PREFIX_PYTHON = re.compile(r"/python3\.(?:[89]|[1-9][0-9])$")
+
+
+def _bytecode_step(config: dict) -> str:
+    """The verifier Dockerfile's step that compiles the interpreter's standard library and packages into
+    ``BYTECODE`` for a Python grader's ``config`` (its ``python``), else "" (another language's runner, an
+    interpreter older than 3.8). A failure to compile leaves grading as it was: compiled afresh."""
+    python = config.get("python")
+    if config.get("language") or not isinstance(python, str) or not _PREFIX_PYTHON.search(python):
+        return ""
+    return (f"RUN PYTHONPYCACHEPREFIX={BYTECODE} {python} -c \"import compileall, sysconfig; "
+            "paths = sysconfig.get_paths(); "
+            "[compileall.compile_dir(d, quiet=2, workers=0) for d in sorted({paths['stdlib'], paths['purelib'], "
+            "paths['platlib']})]\" > /dev/null 2>&1; chmod -R a+rX,go-w /opt/r2e || true\n")
 
 
 @dataclass(frozen=True)
@@ -183,9 +207,14 @@ def convert(stage: BundleStage, layout: SplitLayout, schema: str = "1.3") -> Non
         path = root / "tests" / layout.grader_config
         config = json.loads(path.read_text())
         config.update({"prepared": True, "overlay": {}})  # the verifier's copy is already as graded
+        bytecode = _bytecode_step(config)
+        if bytecode:
+            config["bytecode"] = BYTECODE
         stage.write_text(f"tests/{layout.grader_config}", json.dumps(config, indent=1) + "\n")
         shutil.rmtree(root / "tests" / runtime_verifier.OVERLAY_DIR, ignore_errors=True)
         restamp(root)
+    else:
+        bytecode = ""
     grader_files = sorted(p.name for p in (root / "tests").iterdir() if p.name not in _BUILD_ONLY)
     strip = templates.read("strip_repository.sh")
     stage.write_text("environment/strip_repository.sh", strip, executable=True)
@@ -193,7 +222,8 @@ def convert(stage: BundleStage, layout: SplitLayout, schema: str = "1.3") -> Non
     _write_tree(stage, "environment/source", layout.repo_path, layout.commit, layout.learner)
     stage.write_text("tests/strip_repository.sh", strip, executable=True)
     stage.write_text("tests/Dockerfile", templates.render("verifier13.Dockerfile", image_ref=layout.image_ref,
-                                                          grader_files=" ".join(grader_files)))
+                                                          grader_files=" ".join(grader_files),
+                                                          bytecode=bytecode))
     _write_tree(stage, "tests/source", layout.repo_path, layout.commit, layout.verifier)
     for rel, data in sorted(layout.reference.items()):
         if data is not None:

@@ -202,7 +202,9 @@ def remove_leftovers(client: docker.DockerClient) -> int:
     for it: 409 "removal ... already in progress") or that is gone (404) counts as removed; this waits up to
     ``REMOVAL_WAIT_SEC`` for an in-progress removal to finish, so that a resumed run starts clean."""
     gone = 0
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
+    # ignore_removed: another run on this engine may remove its own container between the listing and its
+    # inspection (docker-py inspects each listed container), which is not an error of this run
+    for c in client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         if not _process_alive(c.labels.get(LABEL, "")):
             _remove(c)
             gone += 1

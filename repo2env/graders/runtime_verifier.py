@@ -48,8 +48,10 @@ Commands (``python3 verifier.py COMMAND --tests-dir DIR``), reading ``DIR/config
 ``config.json`` keys: ``workspace``, ``base_commit`` (40-hex sha, provenance only), ``overlay`` (``{"write":
 {path: mode}, "delete": [paths]}``, the files of ``DIR/overlay/``), ``run_targets`` (test files), ``timeout_sec``
 (pytest's), ``pytest_plugins``, ``sentinels`` (how many to plant, default 3), ``sentinel_seed``, ``runner_user`` (uid, default 65534
-``nobody``; ``null`` runs pytest as the grader's user), and ``prepared`` (true in a schema 1.3 verifier image: its
-copy already holds the hidden tests, so the workspace is not reset).
+``nobody``; ``null`` runs pytest as the grader's user), ``prepared`` (true in a schema 1.3 verifier image: its
+copy already holds the hidden tests, so the workspace is not reset) and, with it, ``bytecode`` (the verifier
+image's compiled standard library and packages, read by pytest instead of compiling them afresh: no agent has
+been in that image; ``run_pytest``).
 """
 
 import argparse
@@ -868,7 +870,7 @@ def _drop_privileges(uid):
 
 
 def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None,
-               fresh_bytecode=True):
+               fresh_bytecode=True, bytecode=None):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
     ``junit_path``, with node ids relative to ``workspace`` (``--rootdir``).
 
@@ -880,6 +882,10 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     a path that gets the whole output too (generation keeps it for debugging). ``fresh_bytecode``: compile every
     module afresh into a private cache, so a ``.pyc`` an agent planted is never read (grading); generation's runs,
     in a container no agent has touched, read the image's own bytecode (compiled at install), which is faster.
+    ``bytecode``: with ``fresh_bytecode``, a bytecode tree (``PYTHONPYCACHEPREFIX`` layout) of the standard
+    library and packages built into a separate verifier's image, which no agent has touched: it is read instead
+    of compiling them afresh; the workspace's modules have no bytecode there and are compiled afresh. Nothing is
+    ever written to it (``PYTHONDONTWRITEBYTECODE``).
     """
     env = dict(os.environ)
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
@@ -887,7 +893,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
     if fresh_bytecode:  # cached bytecode planted beside a module is never read
-        env["PYTHONPYCACHEPREFIX"] = os.path.join(scratch, "pycache")
+        trusted = bytecode and os.path.isdir(bytecode) and not os.path.islink(bytecode)
+        env["PYTHONPYCACHEPREFIX"] = bytecode if trusted else os.path.join(scratch, "pycache")
     preexec = None
     if runner_uid is not None and os.geteuid() == 0:
         home = os.path.join(scratch, "home")
@@ -1113,7 +1120,8 @@ def cmd_grade(args):
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
-                                         config.get("pytest_plugins"), _runner_uid(config))
+                                         config.get("pytest_plugins"), _runner_uid(config),
+                                         bytecode=config.get("bytecode") if config.get("prepared") else None)
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)

@@ -92,3 +92,16 @@ def test_discard_and_cr_refused(tmp_path):
     stage.discard()
     assert not staging_root(out).exists() and not out.exists()
     shutil.rmtree(tmp_path)
+
+
+def test_only_a_python_grader_of_38_or_later_gets_the_bytecode_step():
+    """layout13._bytecode_step: the verifier image compiles into BYTECODE for a Python grader whose interpreter
+    knows PYTHONPYCACHEPREFIX (3.8+); another language's runner and an older interpreter get no step."""
+    from repo2env.bundles.layout13 import BYTECODE, _bytecode_step
+
+    step = _bytecode_step({"python": "/usr/local/bin/python3.12"})
+    assert step.startswith(f"RUN PYTHONPYCACHEPREFIX={BYTECODE} /usr/local/bin/python3.12 -c ")
+    assert _bytecode_step({"python": "/usr/local/bin/python3.10"}) and _bytecode_step({"python": "/x/python3.8"})
+    assert _bytecode_step({"python": "/usr/local/bin/python3.7"}) == ""
+    assert _bytecode_step({"python": "/usr/local/bin/python3.12", "language": "go"}) == ""
+    assert _bytecode_step({}) == ""

@@ -79,6 +79,27 @@ def test_agent_image_has_no_history_no_hidden_tests_no_network(demo_generated_13
         assert box.exec(["python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 53), 3)"])[0] != 0
 
 
+def test_the_verifier_image_carries_compiled_packages_and_grading_reads_them(demo_generated_13, docker_client):
+    """A Python verifier image holds the standard library and the installed packages compiled into BYTECODE
+    (config.json names it), so grading's pytest finds its own modules compiled there; the workspace's modules,
+    where the agent's artifacts land, have no bytecode there."""
+    from repo2env.bundles.layout13 import BYTECODE
+    from repo2env.environment.images import run_image
+
+    out, _ = demo_generated_13
+    bundle = out / "local__calc-demo-1"
+    config = json.loads((bundle / "tests" / "config.json").read_text())
+    assert config["bytecode"] == BYTECODE and config["prepared"] is True
+    image = run_image(docker_client, bundle, read_task_toml(bundle), bundle.name, verifier=True)
+    probe = ("import importlib.util, os, _pytest.python, json, calc.ops; "
+             "print(json.dumps([os.path.isfile(importlib.util.cache_from_source(m.__file__)) "
+             "for m in (_pytest.python, json, calc.ops)]))")
+    with TaskContainer(docker_client, image, network=False) as box:
+        code, text, _ = box.exec(["env", f"PYTHONPYCACHEPREFIX={BYTECODE}", "PYTHONDONTWRITEBYTECODE=1",
+                                  config["python"], "-c", probe], user="nobody")
+    assert code == 0 and json.loads(text.strip().splitlines()[-1]) == [True, True, False], text
+
+
 def test_a_new_file_is_an_artifact_and_a_missing_one_fails_the_nop(demo_generated_13):
     out, _ = demo_generated_13
     bundle = out / "local__calc-demo-5"

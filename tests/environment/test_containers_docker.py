@@ -51,3 +51,34 @@ def test_exec_keeps_its_time_limit_on_the_host_not_in_the_container(docker_clien
         code, out, _ = box.exec(["sh", "-c", "ps -e -o comm= 2>/dev/null | grep -c sleep || "
                                              "grep -l sleep /proc/[0-9]*/comm | wc -l"])
         assert out.strip().splitlines()[-1] == "1", out  # only the container's own `sleep infinity` is left
+
+
+def test_another_runs_containers_coming_and_going_do_not_break_the_sweep(docker_client):
+    """Two runs on one engine: while one creates and removes its containers, the other's start-up sweep
+    (remove_leftovers) lists them; one removed between the listing and its inspection is no error (before:
+    docker.errors.NotFound ended the other run's start)."""
+    import threading
+    import time
+
+    stop = threading.Event()
+
+    def churn():
+        while not stop.is_set():
+            box = docker_client.containers.create(BASE_IMAGE, ["sleep", "60"],
+                                                  labels={containers.LABEL: containers.RUN_ID})
+            box.remove(force=True)
+
+    workers = [threading.Thread(target=churn) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    try:
+        deadline = time.monotonic() + 8
+        sweeps = 0
+        while time.monotonic() < deadline:
+            containers.remove_leftovers(docker_client)
+            sweeps += 1
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+    assert sweeps > 10
