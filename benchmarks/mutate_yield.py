@@ -6,7 +6,8 @@ yield, and the call map's cost.
 
 Runs ``generate --pipeline repo_mutate`` (a resumed ``--out`` counts only what this run did), then prints the table
 from the run's ledger rows, and ``--samples`` instructions of kept tasks. ``--report-only`` prints the table of the
-ledger already in ``--out`` (a run stopped at its hour), its wall time from the first row to the last. Needs Docker (scripts/setup_docker.sh).
+ledger already in ``--out`` (a run stopped at its hour), its wall time from the first row to the last, with
+the candidates' strategies saved beside it by the run (``<out>.strategies.json``; planned again when absent). Needs Docker (scripts/setup_docker.sh).
 """
 
 import argparse
@@ -40,8 +41,14 @@ def main() -> None:
     options = GenerateOptions(out=args.out, format="harbor-1.3", limit=args.limit, probes=not args.no_probes,
                               parallel_runs=args.parallel_runs,
                               pipeline_opts={"max_tasks": str(args.max_tasks), "seed": str(args.seed)})
-    planned = load_pipeline("repo_mutate").plan(args.repo, options).candidates
-    strategies = {f"mutant:{c.mutation.key}": c.mutation.strategy for c in planned}
+    saved = args.out.with_name(args.out.name + ".strategies.json")  # kept beside the run: a report needs no plan
+    if args.report_only and saved.is_file():
+        strategies = json.loads(saved.read_text())
+    else:
+        planned = load_pipeline("repo_mutate").plan(args.repo, options).candidates
+        strategies = {f"mutant:{c.mutation.key}": c.mutation.strategy for c in planned}
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps(strategies))
     start, started = time.monotonic(), datetime.now().astimezone()
     if args.report_only:
         before, errors = 0, []
