@@ -21,6 +21,7 @@ without a second verifier run: a probe that changes no artifact cannot reach the
 the grader gave that very input (the nop's, measured by the controls of the same process).
 """
 
+import copy
 import hashlib
 import io
 import json
@@ -53,12 +54,19 @@ def split_archive(whole: bytes, sources: list[str]) -> dict[str, bytes]:
             if not own:
                 continue
             buffer = io.BytesIO()
+            names = {m.name for m in own}
             with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as part:
-                for member in own:
-                    data = tar.extractfile(member) if member.isfile() else None
+                for original in own:
+                    member = copy.copy(original)  # the archive's own entries keep their names for link lookups
+                    data = tar.extractfile(original) if member.isfile() or member.islnk() else None
                     member.name = member.name[len(top) + 1:]
-                    if member.islnk() and member.linkname.startswith(f"{top}/"):
+                    if member.islnk() and member.linkname in names:
                         member.linkname = member.linkname[len(top) + 1:]
+                        data = None
+                    elif member.islnk():  # its other name lies outside this source: archived alone, the engine
+                        # stores the file itself (a link across sources could reach through another one's symlink)
+                        target = tar.getmember(member.linkname)
+                        member.type, member.linkname, member.size = tarfile.REGTYPE, "", target.size
                     part.addfile(member, data)
             out[source] = buffer.getvalue()
     return out

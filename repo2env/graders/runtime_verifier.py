@@ -893,7 +893,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
     if fresh_bytecode:  # cached bytecode planted beside a module is never read
-        trusted = bytecode and os.path.isdir(bytecode) and not os.path.islink(bytecode)
+        trusted = bytecode and os.path.isdir(bytecode) and not os.path.islink(bytecode) \
+            and _root_only_writable(bytecode)
         env["PYTHONPYCACHEPREFIX"] = bytecode if trusted else os.path.join(scratch, "pycache")
     preexec = None
     if runner_uid is not None and os.geteuid() == 0:
@@ -925,6 +926,20 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     if full_log:
         _write_atomic(full_log, out)
     return code, time.time() - start, out[-4000:]
+
+
+def _root_only_writable(path):
+    """True when ``path`` and every folder above it are owned by root and writable by no one else (a bytecode
+    tree some other user could have written is never read)."""
+    path = os.path.abspath(path)
+    while True:
+        info = os.lstat(path)
+        if info.st_uid != 0 or info.st_mode & 0o022:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
 
 
 def legacy_setup_cfg_ini(workspace, folder):
@@ -1057,12 +1072,20 @@ def _clear_rewards(logs):
 
 
 def _lock(paths):
-    """Make ``paths`` root-only while the tests run; returns their former modes."""
+    """Make ``paths`` root-only while the tests run, and every regular file below them too (a hard link to a
+    grading input made elsewhere shares the file's mode, not its folder's); returns their former modes."""
     modes = {}
     for path in paths:
         if os.path.isdir(path) and not os.path.islink(path):
             modes[path] = os.stat(path).st_mode & 0o7777
             os.chmod(path, 0o700)
+            for folder, _, names in os.walk(path):
+                for name in names:
+                    inner = os.path.join(folder, name)
+                    info = os.lstat(inner)
+                    if stat.S_ISREG(info.st_mode):
+                        modes[inner] = info.st_mode & 0o7777
+                        os.chmod(inner, 0o600)
     return modes
 
 

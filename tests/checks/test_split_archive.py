@@ -94,3 +94,27 @@ def test_a_verdict_is_graded_once_even_when_asked_side_by_side():
     assert verdicts.get_or_grade(("v", "b"), grade(b"1\n")) == b"1\n" and calls == [b"0\n", None, b"1\n"]
     verdicts.get_or_grade(("v", "c"), grade(b"c"))  # size 2: the oldest, ("v", "a"), is let go
     assert verdicts.get_or_grade(("v", "a"), grade(b"again")) == b"again"
+
+
+def test_a_hardlink_to_another_sources_file_becomes_the_file_itself():
+    """A hardlink whose other name belongs to another artifact is stored as a regular file (as the engine
+    archives a path alone): put back in the verifier it cannot link through another artifact's symlink."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in (("pkg/sub/f.json", b"secret\n"),):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("pkg/z.py")
+        link.type, link.linkname = tarfile.LNKTYPE, "pkg/sub/f.json"
+        tar.addfile(link)
+        inner = tarfile.TarInfo("pkg/sub/g.json")
+        inner.type, inner.linkname = tarfile.LNKTYPE, "pkg/sub/f.json"
+        tar.addfile(inner)
+    parts = split_archive(buffer.getvalue(), ["/w/pkg/z.py", "/w/pkg/sub"])
+    with tarfile.open(fileobj=io.BytesIO(parts["/w/pkg/z.py"])) as tar:
+        [member] = tar.getmembers()
+        assert member.isfile() and tar.extractfile(member).read() == b"secret\n"
+    with tarfile.open(fileobj=io.BytesIO(parts["/w/pkg/sub"])) as tar:
+        inner_link = tar.getmember("sub/g.json")
+        assert inner_link.islnk() and inner_link.linkname == "sub/f.json"  # within its own source: kept
