@@ -1079,13 +1079,8 @@ def _lock(paths):
         if os.path.isdir(path) and not os.path.islink(path):
             modes[path] = os.stat(path).st_mode & 0o7777
             os.chmod(path, 0o700)
-            for folder, _, names in os.walk(path):
-                for name in names:
-                    inner = os.path.join(folder, name)
-                    info = os.lstat(inner)
-                    if stat.S_ISREG(info.st_mode):
-                        modes[inner] = info.st_mode & 0o7777
-                        os.chmod(inner, 0o600)
+            modes.update(hide([os.path.join(folder, name) for folder, _, names in os.walk(path) for name in names
+                               if stat.S_ISREG(os.lstat(os.path.join(folder, name)).st_mode)]))
     return modes
 
 
