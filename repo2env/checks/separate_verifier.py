@@ -177,12 +177,14 @@ class SeparateTrial:
             or bool(((config.get("verifier") or {}).get("environment") or {}).get("docker_image"))
         self.verifier_image = (run_image(client, bundle, config, task_id, verifier=True)
                                if self.baked_tests else self.agent_image)
+        # the containers start from this id: a run rebuilding the tag meanwhile cannot change what the key names
+        self.verifier_image_id = client.images.get(self.verifier_image).id
         self.verifier_key = self._verifier_key()
 
     def _verifier_key(self) -> str:
         """What besides the artifacts decides a verdict: the verifier image (by id), ``tests/`` (uploaded when not
         baked into it) and the verifier's settings (user, network, memory)."""
-        digest = hashlib.sha256(self.client.images.get(self.verifier_image).id.encode())
+        digest = hashlib.sha256(self.verifier_image_id.encode())
         digest.update(json.dumps(self.config.get("verifier") or {}, sort_keys=True, default=str).encode())
         digest.update(json.dumps(self.config.get("environment") or {}, sort_keys=True, default=str).encode())
         if not self.baked_tests:
@@ -235,7 +237,8 @@ class SeparateTrial:
         verifier = self.config.get("verifier") or {}
         table = verifier.get("environment") or self.config.get("environment") or {}
         offline = _offline(table) or _offline(verifier)
-        with TaskContainer(self.client, self.verifier_image, network=not offline, memory_mb=_memory(table)) as box:
+        with TaskContainer(self.client, self.verifier_image_id, network=not offline,
+                           memory_mb=_memory(table)) as box:
             if not self.baked_tests:
                 box.put_dir(self.bundle / "tests", "/tests")
             by_parent: dict[str, list[bytes]] = {}
