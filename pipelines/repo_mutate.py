@@ -193,9 +193,15 @@ class RepoMutatePipeline:
             self._kept.count += 1
         meta["fail_to_pass_count"], meta["pass_to_pass_count"] = len(f2p), len(p2p)
         meta["repo_mutate"]["diff_digest"] = signature[1]
+        # The schema 1.3 Dockerfiles replace the work tree with the snapshots, so they start from the revision's
+        # task image, not the mutant's: every mutant of a revision then shares its image layers (the verifier's
+        # compiled bytecode, the stripped tree) and a push sends one task image per revision (SWE-smith's one
+        # environment per repository).
+        base = self._revision.image.image_ref
+        meta["reproducibility"]["image_ref"] = base
         draft.stage.write_text("task.toml", tomlkit.dumps(doc))
         # every file of the package is collected (the list names no culprit), each with its reference version
-        return replace(draft, split_layout=with_package_artifacts(draft.split_layout))
+        return replace(draft, split_layout=replace(with_package_artifacts(draft.split_layout), image_ref=base))
 
     def close(self) -> None:
         if self._revision is not None:
