@@ -165,6 +165,8 @@ def parse_junit(xml_text, workspace=None, messages=None, notes=None):
                 error = case.find("error")
                 text = "%s\n%s" % (error.get("message") or "", error.text or "")
                 messages.setdefault(path, _last_error_line(text))
+            if notes is not None:  # the import that failed and where: the instruction's evidence
+                notes.setdefault("failures", {}).setdefault(path, collection_digest(text))
             continue
         node_id = testcase_node_id(classname, name, case.get("file"), workspace)
         if notes is not None and outcome != "passed":
@@ -207,6 +209,22 @@ def failure_digest(message, text, limit=3000):
     kept = [line for line in text.splitlines()
             if line.startswith(">") or line.startswith("E ") or _FRAME_LINE.match(line) or _DEF_LINE.match(line)]
     return ("%s\n%s" % (message, "\n".join(kept)))[:limit]
+
+
+def collection_digest(text, limit=3000):
+    """What the instruction's evidence needs of a test module's collection error, at most ``limit`` characters:
+    its ``path:line:`` frame lines, the source line pytest prints under each (the import that ran), and its ``E``
+    lines (a ``SyntaxError`` names the file and line of the project's module there)."""
+    lines = text.splitlines()
+    kept = []
+    for i, line in enumerate(lines):
+        if _FRAME_LINE.match(line) and not line.startswith("/"):  # not the interpreter's or pytest's own frames
+            kept.append(line)
+            if i + 1 < len(lines) and lines[i + 1].startswith("    "):
+                kept.append(lines[i + 1])
+        elif line.startswith("E ") or line.startswith(">"):
+            kept.append(line)
+    return "\n".join(kept)[:limit]
 
 
 def _last_error_line(text):

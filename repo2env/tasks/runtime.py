@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -198,16 +199,22 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
                         allowed_names=sorted(interface_names(spec.split.gold_patch)))
 
 
+_SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") in the graders
+
+
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tuple[str, ...] = (".py",)) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
     messages and traceback heads (only those that read the same in every run), the import errors of their
     files, and, at the head commit, the test files of the test patch and those that hold a FAIL_TO_PASS test (a
     data-only test patch changes no test module), those whose names end in ``suffixes`` (the language's test
     sources)."""
-    failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
+    # the runner's scratch folder (its HOME and TMPDIR: ``r2e-run-<random>``) is named alike in every run
+    failures = {k: _SCRATCH.sub("r2e-run-XXXXXXXX", v) for run in reversed(before)
+                for k, v in run.failure_details.items()}
     # a failure that reads differently from one run to the next (a thread id, an address, a time) tells nothing
     # a user could rely on, and would make the instruction (and the bundle hash) differ between builds
-    failures = {k: v for k, v in failures.items() if all(r.failure_details.get(k, v) == v for r in before)}
+    failures = {k: v for k, v in failures.items()
+                if all(_SCRATCH.sub("r2e-run-XXXXXXXX", r.failure_details.get(k, v)) == v for r in before)}
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
     wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files) | set(
         spec.split.mixed_files)

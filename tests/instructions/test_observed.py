@@ -67,6 +67,26 @@ def explode(x):
 
 def check(obj):
     raise TypeError(f"{type(obj).__qualname__} of {type(obj).__module__} is rejected")
+
+
+class Callpoint:
+    @classmethod
+    def from_current(cls, level=1):
+        return cls(frame)
+"""
+
+BROKEN = """\
+def first():
+    nonlocal result
+    return 1
+"""
+
+BROKEN_TESTS = """\
+from shapes.broken import first
+
+
+def test_first():
+    assert first() == 1
 """
 
 TESTS = """\
@@ -74,7 +94,7 @@ import json
 import unittest
 import pytest
 import shapes as sh
-from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check
+from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check, Callpoint
 
 
 def make_box():
@@ -226,6 +246,17 @@ def test_match():
         parse("y")
 
 
+def test_nested():
+    def inner():
+        return Callpoint.from_current(level=2)
+    assert inner() is not None
+
+
+def test_alias():
+    ar = sh.area
+    assert ar(3, 3) == 9
+
+
 class T(unittest.TestCase):
     def test_ut(self):
         self.assertEqual(area(1, 1), 1)
@@ -301,7 +332,10 @@ SAID = {
     # a loop variable of the test: its value is not known, so it is not named
     "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it should "
                  "not raise.",
-    "test_callee": None,  # the tests' own helper raised, not area(): nothing to tell
+    # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
+    # test passes after it); the helper's argument is its own parameter, so only the function is named
+    "test_callee": "Calling `explode` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "
+                   "not raise.",
     # pytest shortened both lists: its explanation says what differs
     "test_missing_item": "Calling `items(3)` gives a wrong result: it has fewer items than expected; the expected "
                          "result goes on with `'item-number-0002'`.",
@@ -316,6 +350,12 @@ SAID = {
                      "it should raise `ValueError` with a message matching `must be a number`.",
     "test_ut_not_raised": "Calling `shapes.area(-1, 2)` does not raise an error; it should raise `ValueError`.",
     "test_ut_warns": "Calling `shapes.area(1, 2)` emits no warning; it should emit `DeprecationWarning`.",
+    # a nested function of the test reached the project's code, which raised: its call, whose arguments are
+    # literals, is told as a user would write it
+    "test_nested": "Calling `Callpoint.from_current` with `level=2` raises `NameError: name 'frame' is not defined` "
+                   "(in `from_current` of `shapes/__init__.py`); it should not raise.",
+    # the test's short name for the API (``ar = sh.area``) is told as the API itself
+    "test_alias": "Calling `shapes.area(3, 3)` returns `8`; it should return `9`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "
                   "raise `ValueError` with a message matching `a number`.",
 }
@@ -330,13 +370,15 @@ def evidence(tmp_path_factory):
     (root / "shapes/__init__.py").write_text(PACKAGE)
     (root / "tests/test_f.py").write_text(TESTS)
     (root / "tests/test_new.py").write_text(NEW_TESTS)
+    (root / "shapes/broken.py").write_text(BROKEN)
+    (root / "tests/test_broken.py").write_text(BROKEN_TESTS)
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
                     f"--junitxml={root}/j.xml",
                     "tests"], cwd=root, capture_output=True, env={**os.environ, "PYTHONPATH": str(root)})
     notes, messages = {}, {}
     runtime_verifier.parse_junit((root / "j.xml").read_text(), workspace=str(root), messages=messages, notes=notes)
-    sources = {p: (root / p).read_text() for p in ("tests/test_f.py", "tests/test_new.py")}
-    f2p = tuple(notes["failures"]) + ("tests/test_new.py::test_percent",)
+    sources = {p: (root / p).read_text() for p in ("tests/test_f.py", "tests/test_new.py", "tests/test_broken.py")}
+    f2p = tuple(k for k in notes["failures"] if "::" in k) + ("tests/test_new.py::test_percent",)  # not modules
     return observed.Evidence(failures=notes["failures"], import_errors=messages, fail_to_pass=f2p,
                              test_sources=sources)
 
@@ -360,6 +402,20 @@ def test_observed_behaviour_leads_with_import_errors_and_keeps_three(evidence):
     told = set(re.findall(r"`[^`]+`", said[0]))
     assert len(spans[names[0]] - told) == max(len(s - told) for s in spans.values()), names
     assert observed.section([]) == ""
+
+
+def test_a_module_that_fails_to_import_is_told_without_its_line(evidence):
+    """A project module with a syntax error stops the test module's collection: the collection error's digest
+    (``runtime_verifier.collection_digest``) tells which import failed, with what, and in which file; the line
+    (a mutant's, or the fix's place) is not told."""
+    assert "tests/test_broken.py" in evidence.import_errors
+    one = observed.Evidence(failures=evidence.failures, import_errors={
+        "tests/test_broken.py": evidence.import_errors["tests/test_broken.py"]},
+        fail_to_pass=("tests/test_broken.py::test_first",), test_sources=evidence.test_sources)
+    assert observed.observed_behaviour(one) == [
+        "`import shapes.broken` fails with `SyntaxError: no binding for nonlocal 'result' found` (raised in "
+        "`shapes/broken.py`); the module should import without error."]
+    assert actionability.stated(observed.observed_behaviour(one)[0]) == list(actionability.PARTS)
 
 
 def test_answers_are_kept_back_when_every_check_would_be_told(evidence):

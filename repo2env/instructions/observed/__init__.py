@@ -36,7 +36,7 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
 from repo2env.instructions.observed.failing_statement import RAISES
-from repo2env.instructions.observed.shapes import import_sentence, sentence, usage
+from repo2env.instructions.observed.shapes import import_sentence, module_failure, sentence, usage
 from repo2env.instructions.observed.spans import Teller, attr_name, joined
 
 __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section", "sentence"]
@@ -93,6 +93,11 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
     out: list[str] = []
     for path in sorted({t.split("::", 1)[0] for t in evidence.fail_to_pass} & set(evidence.import_errors)):
         said = import_sentence(evidence.import_errors[path])
+        if said is None:  # the module exists but its import failed: a syntax error, an exception at import
+            failed = module_failure(evidence.failures.get(path), evidence.import_errors[path], evidence, teller)
+            if failed and failed not in out:
+                out.append(failed)
+            continue
         if said and said[0] not in out:
             told = usage(said[1], path, evidence, teller)
             also = _imported_with(said[1], evidence.test_sources.get(path, ""), teller)

@@ -181,9 +181,10 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                 raises = raises_call(item.context_expr) if isinstance(item.context_expr, ast.Call) else None
                 if raises and isinstance(item.optional_vars, ast.Name):
                     site.raised_as[item.optional_vars.id] = (raises[0], node.body[0])
+    imported = _imported_names(tree)
     for node in ast.walk(func):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.lineno < before and is_bindable(node.value)):
+                and node.lineno < before and (is_bindable(node.value) or _api_alias(node.value, imported))):
             site.bound[node.targets[0].id] = node.value
     for arg in func.args.args + func.args.kwonlyargs:  # a fixture that returns a plain value or call
         if arg.arg not in site.bound and arg.arg in (fixtures or {}):
@@ -191,6 +192,26 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
     site.patched = patches(func, site.bound)
     return site
 
+
+
+def _imported_names(tree: ast.Module) -> set[str]:
+    """The names the test module's top-level imports bind (``import pkg.mod`` binds ``pkg``)."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _api_alias(value, imported: set[str]) -> bool:
+    """``value`` is an attribute of an imported name (``b2h = strutils.bytes2human``): the test's short name for
+    the public API, shown as the API itself."""
+    if not isinstance(value, ast.Attribute):
+        return False
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in imported
 
 
 def callee_of(text: str, test_path: str) -> str | None:

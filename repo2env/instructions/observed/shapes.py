@@ -358,7 +358,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     teller = teller or Teller(evidence)
     frame = test_frame(text, evidence.test_sources)
     site = _site_of(frame, evidence, test_id, teller.fixtures)
-    said = _sentence(text, evidence, teller, frame, site)
+    said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
         return said
@@ -451,6 +451,46 @@ def import_sentence(message: str) -> tuple[str, str] | None:
     return None
 
 
+_IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+_COMPILED_FILE = re.compile(r'File "([^"]+\.py)", line \d+')
+WORKSPACE = "/workspace"  # where the task images hold the repository (``bundles.layout13.WORKSPACE``)
+
+
+def module_failure(digest: str | None, message: str, evidence: Evidence, teller: Teller) -> str | None:
+    """The sentence of a test module whose import of a project module failed with another error than a
+    missing name (``import_sentence``): a ``SyntaxError`` or an exception raised while the module ran, as the
+    collection error's ``digest`` (``runtime_verifier.collection_digest``) shows it: "`import pkg.mod` fails
+    with `SyntaxError: …` (raised in `pkg/mod.py`); the module should import without error." The line is
+    not told. None when the import is not one of the project's modules or the error names the tests."""
+    if not digest:
+        return None
+    lines = digest.splitlines()
+    module = None
+    for i, line in enumerate(lines[:-1]):
+        m = _ANY_FRAME.match(line)
+        if m and m.group(1).replace("\\", "/").removeprefix("./") in evidence.test_sources:
+            found = _IMPORTS.match(lines[i + 1])
+            module = (found.group(1) or found.group(2)) if found else module
+    raised = _error_line(digest) or next((ln[1:].strip() for ln in reversed(lines) if ln.startswith("E")
+                                          and _EXC.match(ln[1:].strip())), None)
+    if module is None or raised is None or teller.names_tests(module) or module.split(".")[0] in teller.stdlib:
+        return None
+    error = teller.error(raised)
+    files = [m.group(1) for m in (_ANY_FRAME.match(ln) for ln in lines) if m and not m.group(1).startswith(("/", "<"))
+             and m.group(1) not in evidence.test_sources]
+    where = files[-1] if files else None
+    origin = _COMPILED_FILE.search(digest)  # a SyntaxError names the file it could not compile, by its full path
+    if origin:
+        own = [module.replace(".", "/") + ".py", module.replace(".", "/") + "/__init__.py"]
+        where = next((o for o in own if origin.group(1).endswith("/" + o)), None) or (
+            origin.group(1).removeprefix(WORKSPACE + "/") if origin.group(1).startswith(WORKSPACE + "/") else where)
+    span = teller.code(f"import {module}")
+    if error is None or span is None:
+        return None
+    at = f" (raised in `{where}`)" if where and "test" not in where.rsplit("/", 1)[-1] else ""
+    return f"{span} fails with {error}{at}; the module should import without error."
+
+
 def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | None:
     """What a FAIL_TO_PASS test of ``path`` expects of the missing ``name``: "Once it exists, `f(1)` should
     return `2`." (the first ``assert f(...) == literal`` that calls it)."""
@@ -473,3 +513,62 @@ def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | Non
             if subject:
                 return f"Once it exists, {subject} should work."
     return None
+
+
+_ANY_FRAME = re.compile(r"^([\w<][\w./\\<>-]*\.py|<[\w ]+>):(\d+):(?: in (\w+)| |$)")
+
+
+def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | None) -> str | None:
+    """The sentence of an exception raised in the repository's code when the test reached it through code of
+    its own (a helper, a nested function): the call of the innermost test frame into the repository, told with
+    its arguments when they are all literals or imported names ("Calling `Cls.make(level=2)` raises `E: …` (in
+    `make` of `pkg/mod.py`); it should not raise."), else by the function's name and file. None when the
+    exception left no repository frame, the test's frame made no call of the function entered, or the test
+    expected that very exception."""
+    raised = _error_line(text)
+    where = raise_site(text, evidence) if raised else ""
+    if not where:
+        return None
+    lines = text.splitlines()
+    frames = [(i, m) for i, m in ((i, _ANY_FRAME.match(ln)) for i, ln in enumerate(lines)) if m]
+    tests = [(i, m) for i, m in frames if m.group(1).replace("\\", "/").removeprefix("./") in evidence.test_sources]
+    if not tests:
+        return None
+    index, last = tests[-1]
+    after = [(i, m) for i, m in frames if i > index]
+    if not after or after[0][1].group(1).startswith(("/", "<")) or "test" in after[0][1].group(1).rsplit("/", 1)[-1]:
+        return None  # the test's frame called the standard library or the tests' own code, not the project's
+    entered = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln) or
+                                         re.match(r"^[\w./\\-]+\.py:\d+: in (\w+)$", ln) for ln in lines[index + 1:])
+                    if d), None)
+    path = last.group(1).replace("\\", "/").removeprefix("./")
+    source = evidence.test_sources[path].splitlines()
+    row = int(last.group(2))
+    line = source[row - 1].strip() if 0 < row <= len(source) else ""
+    call = _call_named(line, entered) if entered else None
+    if call is None or teller.names_tests(entered):
+        return None
+    error = teller.error(raised)
+    if error is None:
+        return None
+    free = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+    span = teller.call_span(call, {}) if free <= teller.imported and teller.public(call) else None
+    subject = span or teller.code(entered)
+    if subject is None:
+        return None
+    expected = site.expect_raise if site is not None else None
+    if expected and expected.split(".")[-1] == raised.split(":")[0].split(".")[-1]:
+        return None
+    want = f"it should raise `{expected}`" if expected else "it should not raise"
+    return f"Calling {subject} raises {error}{where}; {want}."
+
+
+def _call_named(line: str, name: str) -> ast.Call | None:
+    """The call of ``name`` (a function or a method) in one source ``line`` (a statement, or the head of one)."""
+    text = re.sub(r"^(?:return|yield|await|assert|with|elif|if|while)\b\s*", "", line).rstrip(":")
+    text = re.sub(r"^[\w.\[\], ]+\s*[-+*/|&]?=(?!=)\s*", "", text)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and attr_name(n.func) == name), None)

@@ -12,7 +12,8 @@ from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
 
 MAX_CHARS = 160  # of a code span in a sentence
-_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{6,}\b|(?<![\w.])\d{12,}(?![\w.])")
+# an address, a thread id or a time in nanoseconds, the test runner's scratch folder (its HOME and TMPDIR)
+_VOLATILE = re.compile(r"\b0x[0-9a-fA-F]{6,}\b|(?<![\w.])\d{12,}(?![\w.])|\br2e-run-")
 
 
 _TEST_NAMES = re.compile(r"^(test|Test)")
@@ -36,6 +37,9 @@ class Teller:
         trees = [parse_source(t) for t in evidence.test_sources.values()]
         self.fixtures, self.classes, self.stdlib = fixture_values(trees), test_classes(trees), stdlib_names(trees)
         self.helpers = helper_names(evidence.test_sources.values())
+        # the names the test modules import at their top (the API a user imports too), less the standard library's
+        self.imported = {(a.asname or a.name).split(".")[0] for tree in trees if tree for node in tree.body
+                         if isinstance(node, ast.Import | ast.ImportFrom) for a in node.names} - self.stdlib
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
                         for form in (path[:-3].replace("/", "."), path.rsplit("/", 1)[-1][:-3])}
