@@ -252,6 +252,11 @@ def test_nested():
     assert inner() is not None
 
 
+def test_receiver():
+    for p in [Parser(base=2)]:
+        p.parse("5")
+
+
 def test_alias():
     ar = sh.area
     assert ar(3, 3) == 9
@@ -354,6 +359,9 @@ SAID = {
     # literals, is told as a user would write it
     "test_nested": "Calling `Callpoint.from_current` with `level=2` raises `NameError: name 'frame' is not defined` "
                    "(in `from_current` of `shapes/__init__.py`); it should not raise.",
+    # the receiver is the test's own (a loop variable): the method is named with its literal arguments
+    "test_receiver": "Calling `parse` with `'5'` raises `ValueError: invalid literal for int() with base 2: '5'` (in "
+                     "`parse` of `shapes/__init__.py`); it should not raise.",
     # the test's short name for the API (``ar = sh.area``) is told as the API itself
     "test_alias": "Calling `shapes.area(3, 3)` returns `8`; it should return `9`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "

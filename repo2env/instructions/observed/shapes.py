@@ -4,6 +4,7 @@ a name that cannot be imported. Values come from pytest's assertion rewriting an
 and expected values from the failing statement (``failing_statement``)."""
 
 import ast
+import builtins
 import re
 
 from repo2env.instructions.observed.evidence import Evidence, parse_source
@@ -553,6 +554,10 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
         return None
     free = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
     span = teller.call_span(call, {}) if free <= teller.imported and teller.public(call) else None
+    if span is None and call.args and not call.keywords and all(is_literal(a) for a in call.args):
+        # the receiver is the test's own object, the arguments are literals: "`truncate` with `10`"
+        args = [teller.argument(a) for a in call.args]
+        span = f"{teller.code(entered)} with {joined(args)}" if None not in args and teller.code(entered) else None
     subject = span or teller.code(entered)
     if subject is None:
         return None
@@ -571,4 +576,5 @@ def _call_named(line: str, name: str) -> ast.Call | None:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return None
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and attr_name(n.func) == name), None)
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and attr_name(n.func) == name
+                 and not (isinstance(n.func, ast.Name) and (name in NOT_API or hasattr(builtins, name)))), None)
