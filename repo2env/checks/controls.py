@@ -32,10 +32,12 @@ def task_caps(bundle: Path) -> dict:
             else None}
 
 
-def shared_container(client: docker.DockerClient, bundle: Path, image: str) -> TaskContainer:
+def shared_container(client: docker.DockerClient, bundle: Path, image: str, folders: dict | None = None
+                     ) -> TaskContainer:
     """The agent's container of a task graded in it (layout 1.0), as Harbor starts it: ``image``, the compose
-    file's egress guard, the task's caps. Not started: use it as a context manager."""
-    return TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), **task_caps(bundle))
+    file's egress guard, the task's caps, and ``folders`` (``TaskContainer``'s) put in place before it starts.
+    Not started: use it as a context manager."""
+    return TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), folders=folders, **task_caps(bundle))
 
 
 def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) -> tuple[bytes | None, str]:
@@ -49,17 +51,20 @@ def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) 
 
 
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
-                verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None) -> ControlResult:
+                verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None,
+                folders: dict | None = None) -> ControlResult:
     """Run one control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)``, when
-    given, is what the agent does instead (a probe); otherwise the oracle runs solve.sh and the nop nothing."""
+    given, is what the agent does instead (a probe), in a container given ``folders`` (``TaskContainer``'s);
+    otherwise the oracle runs solve.sh and the nop nothing."""
     start = datetime.now(UTC)
+    oracle = act is None and name == "oracle"
+    folders = {"/logs/verifier": None, "/logs/agent": None, **(folders or {}),
+               **({"/solution": bundle / "solution"} if oracle else {})}
     try:
-        with shared_container(client, bundle, image) as box:
-            box.exec(["mkdir", "-p", "/logs/verifier", "/logs/agent"])
+        with shared_container(client, bundle, image, folders) as box:
             if act is not None:
                 act(box)
-            elif name == "oracle":
-                box.put_dir(bundle / "solution", "/solution")
+            elif oracle:
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",

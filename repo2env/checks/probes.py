@@ -215,15 +215,16 @@ def stage_material(bundle: Path, dest: Path) -> None:
 
 
 def _acts(bundle: Path, material: Path, probe: Probe, user: str, timeout: float, sink: dict):
+    """(act, folders): what the probe's agent does (``act(box)``: its script) in a container started with
+    ``folders`` (the material, and the reference for an honest probe: ``TaskContainer``'s)."""
+    folders = {MATERIAL: material, **({"/solution": bundle / "solution"} if probe.honest else {})}
+
     def act(box: TaskContainer) -> None:
-        box.put_dir(material, MATERIAL)
-        if probe.honest:
-            box.put_dir(bundle / "solution", "/solution")
         runner = "python3" if probe.script.endswith(".py") else "bash"
         code, out, _ = box.exec([runner, f"{MATERIAL}/{probe.script}"], timeout_sec=timeout,
                                 user="root" if probe.check else user)
         sink["code"], sink["out"] = code, out
-    return act
+    return act, folders
 
 
 def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
@@ -253,10 +254,10 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
         def one(probe: Probe) -> ProbeResult:
             limit = 1.0 if probe.honest else (0.0 if probe.check else baseline)
             sink: dict = {}
-            act = _acts(bundle, material, probe, user, 900, sink)
+            act, folders = _acts(bundle, material, probe, user, 900, sink)
             if probe.check:
                 try:
-                    with shared_container(client, bundle, image) as box:
+                    with shared_container(client, bundle, image, folders) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])
@@ -266,10 +267,11 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
             for _ in range(2):  # a run that wrote no reward (the verifier's time ran out on a loaded machine, an
                 # engine error) is run once more in a fresh container; a reward, whatever it is, stands
                 if separate:
-                    got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act)
+                    got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act,
+                                    folders=folders)
                 else:
                     got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
-                                      act=act)
+                                      act=act, folders=folders)
                 if got.reward is not None:
                     break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)

@@ -39,6 +39,9 @@ from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import run_image
 
 
+AGENT_LOGS = ("/logs/agent", "/logs/artifacts")  # the folders Harbor mounts in the agent's container
+
+
 def split_archive(whole: bytes, sources: list[str]) -> dict[str, bytes]:
     """From the tar stream of a folder (its entries ``<folder>/...``, as the engine archives a path), the
     stream each of ``sources`` (paths directly in that folder) would have had alone: its entry, and everything
@@ -192,12 +195,14 @@ class SeparateTrial:
                 digest.update(path.relative_to(self.bundle).as_posix().encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()
 
-    def agent_container(self) -> TaskContainer:
+    def agent_container(self, folders: dict | None = None) -> TaskContainer:
         """The agent's container (not started: use it as a context manager), as Harbor starts it: the agent's
-        image, no network when the task says so, its memory cap."""
+        image, no network when the task says so, its memory cap, Harbor's log folders (``AGENT_LOGS``), and
+        ``folders`` (``TaskContainer``'s: path -> a host folder to copy in) put in place before it starts."""
         env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
         offline = _offline(env) or _offline(agent)
-        return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env))
+        return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env),
+                             folders={**dict.fromkeys(AGENT_LOGS), **(folders or {})})
 
     def collect(self, box: TaskContainer) -> dict[str, bytes]:
         """The task-level artifacts of the agent's container ``box``: source path -> tar stream of that path as
@@ -218,13 +223,14 @@ class SeparateTrial:
                 collected.update(split_archive(whole, sources))
         return {s: collected[s] for s in artifact_sources(self.config) if s in collected}
 
-    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None) -> dict[str, bytes]:
-        with self.agent_container() as box:
-            box.exec(["mkdir", "-p", "/logs/agent", "/logs/artifacts"])
+    def _agent_phase(self, name: str, agent_timeout_sec: float, act=None, folders: dict | None = None
+                     ) -> dict[str, bytes]:
+        oracle = act is None and name == "oracle"
+        with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})}
+                                  ) as box:
             if act is not None:
                 act(box)
-            elif name == "oracle":
-                box.put_dir(self.bundle / "solution", "/solution")
+            elif oracle:
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=self.agent_user)
             return self.collect(box)
 
@@ -237,16 +243,14 @@ class SeparateTrial:
         verifier = self.config.get("verifier") or {}
         table = verifier.get("environment") or self.config.get("environment") or {}
         offline = _offline(table) or _offline(verifier)
+        # the reward folder open to the verifier's user (Harbor mounts it so), and tests/ when not baked in
+        folders = {"/logs/verifier": 0o777, **({} if self.baked_tests else {"/tests": self.bundle / "tests"})}
         with TaskContainer(self.client, self.verifier_image_id, network=not offline,
-                           memory_mb=_memory(table)) as box:
-            if not self.baked_tests:
-                box.put_dir(self.bundle / "tests", "/tests")
+                           memory_mb=_memory(table), folders=folders) as box:
             by_parent: dict[str, list[bytes]] = {}
             for source, data in artifacts.items():
                 by_parent.setdefault(str(PurePosixPath(source).parent), []).append(data)
             box.put_tars({parent: join_archives(streams) for parent, streams in by_parent.items()})
-            box.exec(["mkdir", "-p", "/logs/verifier"])
-            box.exec(["chmod", "777", "/logs/verifier"])
             box.exec(["bash", "/tests/test.sh"], timeout_sec=timeout_sec, user=_user(verifier))
             return box.read_file("/logs/verifier/reward.txt")
 
@@ -256,12 +260,12 @@ class SeparateTrial:
         return _user(self.config.get("agent"))
 
     def run(self, name: str, expected: float, *, verifier_timeout_sec: float,
-            agent_timeout_sec: float = 600, act=None) -> ControlResult:
+            agent_timeout_sec: float = 600, act=None, folders: dict | None = None) -> ControlResult:
         """One control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)`` replaces
-        what the agent does (a probe)."""
+        what the agent does (a probe), in a container given ``folders`` (``agent_container``)."""
         start = datetime.now(UTC)
         try:
-            artifacts = self._agent_phase(name, agent_timeout_sec, act)
+            artifacts = self._agent_phase(name, agent_timeout_sec, act, folders)
             raw = GRADED.get_or_grade((self.verifier_key, artifacts_digest(artifacts)),
                                       lambda: self._verifier_phase(artifacts, verifier_timeout_sec))
         except docker.errors.DockerException as exc:

@@ -56,18 +56,45 @@ def tar_directory(src: Path, arcname: str) -> bytes:
 
 
 
+def tar_folders(folders: dict[str, Path | int | None]) -> bytes:
+    """A tar archive (bytes), to extract at ``/``, that makes each absolute folder of ``folders``: the copy of a
+    host folder (``Path``; modes kept, owner root), or an empty folder owned by root with the mode given (an
+    ``int``; None: 0o755, as ``mkdir -p`` makes it). Missing parents are left to the extraction, which makes them
+    0o755 (Docker's ``put_archive``, as ``mkdir -p`` would)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            return info
+
+        for dest, src in folders.items():
+            name = dest.strip("/")
+            if isinstance(src, Path):
+                tar.add(str(src), arcname=name, filter=reset)
+                continue
+            info = reset(tarfile.TarInfo(name))
+            info.type, info.mode = tarfile.DIRTYPE, 0o755 if src is None else src
+            tar.addfile(info)
+    return buf.getvalue()
+
+
 class TaskContainer:
     """A running container of ``image``; use as a context manager.
 
     ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included),
     ``cpus`` CPU time (None: no cap);
     ``network=False`` starts it with no network at all (Harbor's ``network_mode = "no-network"``).
+    ``folders`` (``tar_folders``: absolute path -> a host folder to copy, or the mode of an empty folder) are put
+    in place before the container starts, in one engine call (an ``exec`` costs about as much, a ``put_dir`` two);
+    they must not exist in the image (a copy is merged into a folder that does).
     Errors from the engine propagate as ``docker.errors.DockerException``.
     """
 
     def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
                  workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True,
-                 cpus: float | None = None):
+                 cpus: float | None = None, folders: dict[str, Path | int | None] | None = None):
+        self.folders = folders or {}
         self.client = client
         self.cpus = cpus
         self.image = image
@@ -86,6 +113,8 @@ class TaskContainer:
                 mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
                 **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
                 **({} if self.network else {"network_mode": "none"}))
+            if self.folders:  # a created container takes archives: no process to start for them
+                self.container.put_archive("/", tar_folders(self.folders))
             self.container.start()
         return self
 
