@@ -31,6 +31,7 @@ _BEHAVIOUR = re.compile(r"\b(raise[sd]?|raising|return(?:s|ed|ing)?|gives?|gave|
                         r"failing|crash(?:es|ed)?|hangs?|hung|ignores?|ignored|loses?|lost|prints?|printed|"
                         r"outputs?|breaks?|broken|errors?|exception|traceback|incorrect(?:ly)?|wrong(?:ly)?|"
                         r"does not|doesn't|do not|don't|cannot|can't|no longer|is missing|never|always|"
+                        r"(?:has|have|provides?) no|lacks?|"
                         r"instead of|compares? (?:un)?equal|differs?)\b|\b\w+(?:Error|Exception|Warning)\b",
                         re.IGNORECASE)
 _EXPECTATION = re.compile(r"\b(should(?:n't| not)?|expected|expect(?:s|ing)?|instead|must|ought to|supposed to|"

@@ -457,6 +457,9 @@ def test_no_span_repeats_a_test_line(evidence):
     ("# Key algorithm\n\nWhen a PyJWK object is passed to jwt.encode() without specifying an algorithm, the token "
      "is signed with HS256 instead of the key's algorithm.\n", ["input", "behaviour", "expectation"]),
     ("# fix: don't crash when an XDG dirs variable holds only separators\n", ["input", "behaviour"]),
+    # what is missing is what happens (a compile error's "no method", a module that lacks a name)
+    ("# Levels\n\nThe type `Level` has no function or method `up`; it should provide it.\n",
+     ["behaviour", "expectation"]),
 ])
 def test_actionability(text, states):
     assert actionability.stated(text) == states
