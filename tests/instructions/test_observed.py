@@ -257,6 +257,11 @@ def test_receiver():
         p.parse("5")
 
 
+def test_receiver_loop():
+    for b in (16,):
+        assert Parser(b).parse("21") == 34
+
+
 def test_alias():
     ar = sh.area
     assert ar(3, 3) == 9
@@ -362,6 +367,8 @@ SAID = {
     # the receiver is the test's own (a loop variable): the method is named with its literal arguments
     "test_receiver": "Calling `parse` with `'5'` raises `ValueError: invalid literal for int() with base 2: '5'` (in "
                      "`parse` of `shapes/__init__.py`); it should not raise.",
+    # the receiver's argument is the test's loop variable: elided, as an argument of the call is
+    "test_receiver_loop": "Calling `Parser(…).parse` with `'21'` returns `33`; it should return `34`.",
     # the test's short name for the API (``ar = sh.area``) is told as the API itself
     "test_alias": "Calling `shapes.area(3, 3)` returns `8`; it should return `9`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "

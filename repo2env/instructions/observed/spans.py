@@ -95,6 +95,7 @@ class Teller:
         elide = _Elide(self.helpers | self.defined)
         resolved.args = [elide.visit(a) for a in resolved.args]
         resolved.keywords = [elide.visit(k) for k in resolved.keywords]
+        resolved.func = _elide_inner(resolved.func, elide)  # URL(test_url).to_text: the receiver's arguments too
         return ast.unparse(resolved)
 
     def call_span(self, call: ast.Call, bound: dict) -> str | None:
@@ -110,7 +111,7 @@ class Teller:
 
     def _by_argument(self, call: ast.Call, bound: dict) -> str | None:
         resolved = Substitute(bound).visit(copy_node(call))
-        func = self.code(ast.unparse(resolved.func))
+        func = self.code(ast.unparse(_elide_inner(resolved.func, _Elide(self.helpers | self.defined))))
         spans = [self.argument(a) for a in resolved.args] + [self.argument(k) for k in resolved.keywords]
         if spans and all(s == "`…`" for s in spans):
             return None
@@ -158,6 +159,16 @@ class Teller:
         kind = f"a subclass of {' and '.join(bases)} (defined for the test)" if bases else \
             "a class defined for the test"
         return f"an instance of {kind}" if call else kind
+
+
+def _elide_inner(func, elide: "_Elide"):
+    """``func`` (a call's callee) with the arguments of the calls inside it elided (``elide``), its own names
+    kept: in ``URL(test_url).to_text`` the receiver is the API's, its argument the test's."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            node.args = [elide.visit(a) for a in node.args]
+            node.keywords = [elide.visit(k) for k in node.keywords]
+    return func
 
 
 class _Elide(ast.NodeTransformer):
