@@ -37,7 +37,8 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
-from repo2env.instructions.observed.evidence import interface_names
+from repo2env.instructions.observed.evidence import interface_names, module_names_of
+from repo2env.languages.python.files import is_test_path as is_python_test_path
 from repo2env.tasks import widen
 from repo2env.tasks.category import change_category
 from repo2env.tasks.common import (
@@ -220,8 +221,11 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tupl
         spec.split.mixed_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
                if p.endswith(suffixes) and p not in spec.split.test_files_deleted}
+    test_files = [p for p in gitrepo.ls_tree(spec.repo.path, spec.head_commit) if is_python_test_path(p)] \
+        if ".py" in suffixes else []
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
-                    test_sources=sources, interface=interface_names(spec.split.gold_patch))
+                    test_sources=sources, interface=interface_names(spec.split.gold_patch),
+                    test_modules=module_names_of(test_files))
 
 
 def caps(ctx: BuildContext, repo: RepoRef) -> dict:

@@ -12,14 +12,31 @@ from dataclasses import dataclass, field
 class Evidence:
     """What the grading tests saw before the fix: ``failures`` (node id -> failure message and traceback
     head), ``import_errors`` (test file -> the error that stopped its collection), the FAIL_TO_PASS ids, and
-    ``test_sources`` (test file -> its text with the test patch applied), and ``interface``: the names the gold
-    patch defines (``interface_names``)."""
+    ``test_sources`` (test file -> its text with the test patch applied), ``interface``: the names the gold
+    patch defines (``interface_names``), and ``test_modules``: the module names of every test file of the
+    repository (``module_names_of``), whose functions are the tests' own, never the API."""
 
     failures: dict
     import_errors: dict
     fail_to_pass: tuple
     test_sources: dict
     interface: frozenset = field(default_factory=frozenset)
+    test_modules: frozenset = field(default_factory=frozenset)
+
+
+def module_names_of(paths: Iterable[str]) -> frozenset:
+    """The names a test module may be imported by, for each Python file of ``paths`` (the repository's test
+    files: ``tests/helpers/fakes.py`` -> ``tests.helpers.fakes``, ``helpers.fakes``, ``fakes``: pytest puts a
+    test file's folder, or its root folder, on ``sys.path``); a package's ``__init__.py`` names the package."""
+    names = set()
+    for path in paths:
+        if not path.endswith(".py"):
+            continue
+        parts = path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.update(".".join(parts[i:]) for i in range(len(parts)))
+    return frozenset(n for n in names if n)
 
 
 # a definition's name on a line: fn/def/func/class/struct/... NAME, and Java/TypeScript-style methods

@@ -9,6 +9,7 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
+from repo2env.languages.python.files import is_test_path
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
@@ -74,6 +75,13 @@ def _expected(node, teller: Teller, bound: dict) -> str | None:
     return None
 
 
+def _tests_own(path: str, evidence: Evidence) -> bool:
+    """A traceback's file is the tests' own: a test file of the evidence or any file under a test folder or
+    named as tests are (``languages.python.files.is_test_path``), or a name with "test" in it."""
+    path = path.replace("\\", "/").removeprefix("./")
+    return path in evidence.test_sources or is_test_path(path) or "test" in path.rsplit("/", 1)[-1]
+
+
 _LAST_FRAME = re.compile(r"^([\w][\w./-]*\.py):(\d+): (?:in (\w+)|[\w.]+)\s*$")
 
 
@@ -84,7 +92,7 @@ def raise_site(text: str, evidence: Evidence) -> str:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = _LAST_FRAME.match(line.strip())
-        if not m or m.group(1) in evidence.test_sources or "test" in m.group(1).rsplit("/", 1)[-1]:
+        if not m or _tests_own(m.group(1), evidence):
             continue
         name = m.group(3)
         if name is None:  # pytest's long entry: the function's def line comes before its frame line
@@ -474,7 +482,8 @@ def module_failure(digest: str | None, message: str, evidence: Evidence, teller:
             module = (found.group(1) or found.group(2)) if found else module
     raised = _error_line(digest) or next((ln[1:].strip() for ln in reversed(lines) if ln.startswith("E")
                                           and _EXC.match(ln[1:].strip())), None)
-    if module is None or raised is None or teller.names_tests(module) or module.split(".")[0] in teller.stdlib:
+    if module is None or raised is None or teller.is_test_module(module) or teller.names_tests(module) \
+            or module.split(".")[0] in teller.stdlib:
         return None
     error = teller.error(raised)
     files = [m.group(1) for m in (_ANY_FRAME.match(ln) for ln in lines) if m and not m.group(1).startswith(("/", "<"))
@@ -488,7 +497,9 @@ def module_failure(digest: str | None, message: str, evidence: Evidence, teller:
     span = teller.code(f"import {module}")
     if error is None or span is None:
         return None
-    at = f" (raised in `{where}`)" if where and "test" not in where.rsplit("/", 1)[-1] else ""
+    if where and _tests_own(where, evidence):
+        return None  # the import went through the tests' own modules (a helper that imports the project)
+    at = f" (raised in `{where}`)" if where else ""
     return f"{span} fails with {error}{at}; the module should import without error."
 
 
@@ -537,7 +548,7 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
         return None
     index, last = tests[-1]
     after = [(i, m) for i, m in frames if i > index]
-    if not after or after[0][1].group(1).startswith(("/", "<")) or "test" in after[0][1].group(1).rsplit("/", 1)[-1]:
+    if not after or after[0][1].group(1).startswith(("/", "<")) or _tests_own(after[0][1].group(1), evidence):
         return None  # the test's frame called the standard library or the tests' own code, not the project's
     entered = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln) or
                                          re.match(r"^[\w./\\-]+\.py:\d+: in (\w+)$", ln) for ln in lines[index + 1:])
@@ -548,7 +559,7 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
     line = source[row - 1].strip() if 0 < row <= len(source) else ""
     call = _call_named(line, entered) if entered else None
     if call is None or teller.names_tests(entered):
-        return None
+        return None  # no call of it on the line, two of them (which one raised?), or the tests' own name
     error = teller.error(raised)
     if error is None:
         return None
@@ -561,7 +572,9 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
     subject = span or teller.code(entered)
     if subject is None:
         return None
-    expected = site.expect_raise if site is not None else None
+    inner = _site_of((path, row), evidence, "", teller.fixtures)  # a pytest.raises around the innermost line
+    expected = inner.expect_raise if inner is not None and inner.statement is not None else (
+        site.expect_raise if site is not None else None)
     if expected and expected.split(".")[-1] == raised.split(":")[0].split(".")[-1]:
         return None
     want = f"it should raise `{expected}`" if expected else "it should not raise"
@@ -576,5 +589,6 @@ def _call_named(line: str, name: str) -> ast.Call | None:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return None
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and attr_name(n.func) == name
-                 and not (isinstance(n.func, ast.Name) and (name in NOT_API or hasattr(builtins, name)))), None)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and attr_name(n.func) == name
+             and not (isinstance(n.func, ast.Name) and (name in NOT_API or hasattr(builtins, name)))]
+    return found[0] if len(found) == 1 else None  # of two calls of it, the traceback does not say which raised

@@ -10,6 +10,7 @@ import sys
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
+from repo2env.languages.python.files import TEST_DIRS
 
 MAX_CHARS = 160  # of a code span in a sentence
 # an address, a thread id or a time in nanoseconds, the test runner's scratch folder (its HOME and TMPDIR)
@@ -37,12 +38,24 @@ class Teller:
         trees = [parse_source(t) for t in evidence.test_sources.values()]
         self.fixtures, self.classes, self.stdlib = fixture_values(trees), test_classes(trees), stdlib_names(trees)
         self.helpers = helper_names(evidence.test_sources.values())
-        # the names the test modules import at their top (the API a user imports too), less the standard library's
-        self.imported = {(a.asname or a.name).split(".")[0] for tree in trees if tree for node in tree.body
-                         if isinstance(node, ast.Import | ast.ImportFrom) for a in node.names} - self.stdlib
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
                         for form in (path[:-3].replace("/", "."), path.rsplit("/", 1)[-1][:-3])}
+        self.test_modules = set(evidence.test_modules)
+        # the names the test modules import at their top from the project (the API a user imports too): not the
+        # standard library's, and not those of the tests' own modules (``from .helpers import make``), which
+        # ``from_tests`` holds
+        self.imported, self.from_tests = set(), set()
+        for tree in trees:
+            for node in tree.body if tree else ():
+                if isinstance(node, ast.ImportFrom):
+                    ours = node.level > 0 or self.is_test_module(node.module or "")
+                    (self.from_tests if ours else self.imported).update(a.asname or a.name for a in node.names)
+                elif isinstance(node, ast.Import):
+                    for a in node.names:
+                        (self.from_tests if self.is_test_module(a.name) else self.imported).add(
+                            (a.asname or a.name).split(".")[0])
+        self.imported -= self.stdlib
         self.grams: set[tuple[str, ...]] = set()
         for text in evidence.test_sources.values():
             for line in text.splitlines():
@@ -71,6 +84,15 @@ class Teller:
             return self.code(kind)
         return self.code(raised)
 
+    def is_test_module(self, name: str) -> bool:
+        """``name`` (a dotted module name) is one of the tests' own: relative (``.helpers``), a test file of the
+        repository (``Evidence.test_modules``) or of the evidence, or a part named as tests are (``tests``,
+        ``test_x``, ``x_test``, ``conftest``: ``languages.python.files``)."""
+        if not name or name.startswith(".") or name in self.test_modules or name in self.modules:
+            return True
+        return any(part in TEST_DIRS or part.startswith("test_") or part.endswith("_test") or part == "conftest"
+                   for part in name.split("."))
+
     def names_tests(self, text: str) -> bool:
         """``text`` mentions a test module, a ``test_`` name, a name the test files define, or ``<locals>``."""
         if re.search(r"<locals>|\btest_\w|\bTest[A-Z]", text) or any(m in text for m in self.modules):
@@ -83,7 +105,7 @@ class Teller:
             root = root.value if not isinstance(root, ast.Call) else root.func
         name = root.id if isinstance(root, ast.Name) else None
         return bool(name) and name not in self.helpers and name not in NOT_API and not _TEST_NAMES.match(name) \
-            and name not in self.stdlib  # the API under test is the repository's
+            and name not in self.stdlib and name not in self.from_tests  # the API under test is the repository's
 
     def call_text(self, call: ast.Call, bound: dict) -> str | None:
         """How a user would write the call: bound names replaced by their values; a test variable whose value is

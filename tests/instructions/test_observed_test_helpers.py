@@ -1,0 +1,110 @@
+"""The observed-behaviour sentences never tell the tests' own modules as the API: a helper module under a test
+folder (``tests/support.py``, imported as ``tests.support``, ``support`` or ``.support``) is the tests', and so is
+a call made through it; an ambiguous or guarded call is not told wrongly. Each case is a real pytest run read by
+the verifier's own JUnit parser, with the repository's test files listed as the pipelines list them."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from repo2env.graders import runtime_verifier
+from repo2env.instructions import observed
+from repo2env.instructions.leak_audit import AuditContext, audit
+from repo2env.instructions.observed.evidence import module_names_of
+from repo2env.languages.python.files import is_test_path
+
+BROKEN_AT_IMPORT = "def scale(x):\n    return x / 0\n\n\nFACTOR = scale(3)\n"
+RAISES = "def scale(x):\n    return x / 0\n"
+
+CASES = {
+    # a test helper module imports the project, which fails at import: the helper is not the project's module
+    "helper_module_absolute": ({
+        "pkg/mod.py": BROKEN_AT_IMPORT, "tests/__init__.py": "",
+        "tests/support.py": "from pkg.mod import FACTOR\n\n\ndef make_widget():\n    return FACTOR\n",
+        "tests/test_w.py": "from tests.support import make_widget\n\n\ndef test_w():\n    assert make_widget() == 1\n",
+    }, []),
+    "helper_module_bare": ({
+        "pkg/mod.py": BROKEN_AT_IMPORT,
+        "tests/support.py": "from pkg.mod import FACTOR\n\n\ndef make_widget():\n    return FACTOR\n",
+        "tests/test_w.py": "from support import make_widget\n\n\ndef test_w():\n    assert make_widget() == 1\n",
+    }, []),
+    "helper_module_relative": ({
+        "pkg/mod.py": BROKEN_AT_IMPORT, "tests/__init__.py": "",
+        "tests/support.py": "from pkg.mod import FACTOR\n\n\ndef make_widget():\n    return FACTOR\n",
+        "tests/test_w.py": "from .support import make_widget\n\n\ndef test_w():\n    assert make_widget() == 1\n",
+    }, []),
+    # the project's own module fails at import, through another of its modules: told, with the file that raised
+    "project_module": ({
+        "pkg/mod.py": "import pkg.inner\n", "pkg/inner.py": BROKEN_AT_IMPORT,
+        "tests/test_w.py": "import pkg.mod\n\n\ndef test_w():\n    assert pkg.mod\n",
+    }, ["`import pkg.mod` fails with `ZeroDivisionError: division by zero` (raised in `pkg/inner.py`); the module "
+        "should import without error."]),
+    # a helper function of a test module reached the project: the helper's call is the tests', not the API
+    "helper_function": ({
+        "pkg/mod.py": RAISES,
+        "tests/helpers.py": "from pkg.mod import scale\n\n\ndef build_widget(n):\n    return scale(n) + 1\n",
+        "tests/test_w.py": "from helpers import build_widget\n\n\ndef test_w():\n    def inner():\n"
+                           "        return build_widget(3)\n    assert inner() is not None\n",
+    }, []),
+    # the helper itself raised: nothing of the project's to tell
+    "helper_raises": ({
+        "pkg/__init__.py": "def kind():\n    return 'round'\n",
+        "tests/helpers.py": "SIZES = {'square': 4}\n\n\ndef widget_size(k):\n    return SIZES[k]\n",
+        "tests/test_w.py": "import pkg\nfrom helpers import widget_size\n\n\ndef test_w():\n    def inner():\n"
+                           "        return widget_size(pkg.kind())\n    assert inner() == 4\n",
+    }, []),
+    # a test module's name bound to a helper (an alias of the tests', not of the API)
+    "helper_alias": ({
+        "pkg/__init__.py": "def area(w, h):\n    return w * h - 1\n",
+        "tests/fakes.py": "import pkg\n\n\ndef fake_area(w, h):\n    return pkg.area(w, h)\n",
+        "tests/test_w.py": "import fakes\n\n\ndef test_w():\n    compute = fakes.fake_area\n    assert compute(3, 3) == 9\n",
+    }, []),
+    # two calls of the function on the line: the traceback does not say which one raised
+    "two_calls": ({
+        "pkg/__init__.py": "def load(name):\n    if name == 'bad.json':\n        raise ValueError('cannot read ' + name)"
+                           "\n    return {}\n",
+        "tests/test_w.py": "from pkg import load\n\n\ndef both():\n    return load('good.json'), load('bad.json')\n\n\n"
+                           "def test_w():\n    assert both() == ({}, {})\n",
+    }, []),
+    # the innermost frame expects an exception: what should happen is that one, not "no error"
+    "inner_raises": ({
+        "pkg/__init__.py": "def strict(name):\n    raise ValueError('wrong kind')\n",
+        "tests/test_w.py": "import pytest\nimport pkg\n\n\ndef test_w():\n    def check():\n"
+                           "        with pytest.raises(KeyError):\n            pkg.strict('x')\n    check()\n",
+    }, ["Calling `pkg.strict` with `'x'` raises `ValueError: wrong kind` (in `strict` of `pkg/__init__.py`); it should "
+        "raise `KeyError`."]),
+}
+
+
+def _evidence(root, files: dict) -> observed.Evidence:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+                    "--continue-on-collection-errors", f"--junitxml={root}/j.xml", f"--rootdir={root}", "tests"],
+                   cwd=root, capture_output=True, env={**os.environ, "PYTHONPATH": str(root)})
+    notes, messages = {}, {}
+    runtime_verifier.parse_junit((root / "j.xml").read_text(), workspace=str(root), messages=messages, notes=notes)
+    failures = notes.get("failures", {})
+    f2p = tuple(k for k in failures if "::" in k) + tuple(f"{p}::test_w" for p in messages)
+    return observed.Evidence(failures=failures, import_errors=messages, fail_to_pass=f2p,
+                             test_sources={"tests/test_w.py": files["tests/test_w.py"]},
+                             test_modules=module_names_of(p for p in files if is_test_path(p)))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_tests_own_modules_are_never_the_api(tmp_path, name):
+    files, said = CASES[name]
+    evidence = _evidence(tmp_path, files)
+    assert evidence.failures or evidence.import_errors  # the case did fail before the fix
+    told = observed.observed_behaviour(evidence)
+    assert told == said
+    ctx = AuditContext(test_added_lines=files["tests/test_w.py"].splitlines(), hidden_paths=["tests/test_w.py"])
+    assert all(audit(text, ctx) == [] for text in told)
+
+
+def test_module_names_of_test_files():
+    assert module_names_of(["tests/helpers/fakes.py", "tests/__init__.py", "tests/data.json"]) == frozenset(
+        {"tests.helpers.fakes", "helpers.fakes", "fakes", "tests"})
