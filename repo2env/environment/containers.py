@@ -41,19 +41,15 @@ def docker_client() -> docker.DockerClient:
         raise DockerUnavailable(f"Docker is not reachable at {where} ({kind}); {SETUP_HINT}, or fix DOCKER_HOST") from None
 
 
+def _root_owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    return info
+
+
 def tar_directory(src: Path, arcname: str) -> bytes:
     """A tar archive (bytes) of ``src`` stored under ``arcname``; modes kept, owner root."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        def reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            return info
-
-        tar.add(str(src), arcname=arcname, filter=reset)
-    return buf.getvalue()
-
-
+    return tar_folders({arcname: src})
 
 
 def tar_folders(folders: dict[str, Path | int | None]) -> bytes:
@@ -63,17 +59,12 @@ def tar_folders(folders: dict[str, Path | int | None]) -> bytes:
     0o755 (Docker's ``put_archive``, as ``mkdir -p`` would)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        def reset(info: tarfile.TarInfo) -> tarfile.TarInfo:
-            info.uid = info.gid = 0
-            info.uname = info.gname = "root"
-            return info
-
         for dest, src in folders.items():
             name = dest.strip("/")
             if isinstance(src, Path):
-                tar.add(str(src), arcname=name, filter=reset)
+                tar.add(str(src), arcname=name, filter=_root_owned)
                 continue
-            info = reset(tarfile.TarInfo(name))
+            info = _root_owned(tarfile.TarInfo(name))
             info.type, info.mode = tarfile.DIRTYPE, 0o755 if src is None else src
             tar.addfile(info)
     return buf.getvalue()
