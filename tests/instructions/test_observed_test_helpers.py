@@ -68,6 +68,13 @@ CASES = {
         "tests/test_w.py": "from pkg import load\n\n\ndef both():\n    return load('good.json'), load('bad.json')\n\n\n"
                            "def test_w():\n    assert both() == ({}, {})\n",
     }, []),
+    # the project's code raised in a lambda: its entry has no def line, and the test function's name (an
+    # earlier entry's) is never taken for it
+    "lambda": ({
+        "pkg/__init__.py": "def pick(which):\n    keep = lambda name: name in which\n    return keep('a')\n",
+        "tests/test_w.py": "from pkg import pick\n\n\ndef test_w():\n    assert pick(None)\n",
+    }, ["Calling `pick(None)` raises `TypeError: argument of type 'NoneType' is not iterable` (in `pkg/__init__.py`); "
+        "it should return a true value."]),
     # the innermost frame expects an exception: what should happen is that one, not "no error"
     "inner_raises": ({
         "pkg/__init__.py": "def strict(name):\n    raise ValueError('wrong kind')\n",

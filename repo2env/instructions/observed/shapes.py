@@ -95,9 +95,15 @@ def raise_site(text: str, evidence: Evidence) -> str:
         if not m or _tests_own(m.group(1), evidence):
             continue
         name = m.group(3)
-        if name is None:  # pytest's long entry: the function's def line comes before its frame line
-            name = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln)
-                                               for ln in reversed(lines[:i])) if d), None)
+        if name is None:  # pytest's long entry: the function's def line comes before its frame line, within
+            # the entry (after the previous frame line): a lambda's entry has none, and the search stops there
+            entry = []
+            for ln in reversed(lines[:i]):
+                if _ANY_FRAME.match(ln.strip()):
+                    break
+                entry.append(ln)
+            name = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln) for ln in entry)
+                         if d), None)
         found, func = m.group(1), name
     if found is None:
         return ""
