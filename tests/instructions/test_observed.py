@@ -262,6 +262,12 @@ def test_receiver_loop():
         assert Parser(b).parse("21") == 34
 
 
+def test_changed():
+    p = Parser(base=10)
+    p.base = 16
+    assert p.parse("11") == 11
+
+
 def test_alias():
     ar = sh.area
     assert ar(3, 3) == 9
@@ -369,6 +375,8 @@ SAID = {
                      "`parse` of `shapes/__init__.py`); it should not raise.",
     # the receiver's argument is the test's loop variable: elided, as an argument of the call is
     "test_receiver_loop": "Calling `Parser(…).parse` with `'21'` returns `33`; it should return `34`.",
+    # the object was changed after it was made (``p.base = 16``): `Parser(base=10).parse('11')` would be false
+    "test_changed": None,
     # the test's short name for the API (``ar = sh.area``) is told as the API itself
     "test_alias": "Calling `shapes.area(3, 3)` returns `8`; it should return `9`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "

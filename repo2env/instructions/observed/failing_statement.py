@@ -182,16 +182,55 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                 if raises and isinstance(item.optional_vars, ast.Name):
                     site.raised_as[item.optional_vars.id] = (raises[0], node.body[0])
     imported = _imported_names(tree)
-    for node in ast.walk(func):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.lineno < before and (is_bindable(node.value) or _api_alias(node.value, imported))):
-            site.bound[node.targets[0].id] = node.value
+    last: dict = {}  # name -> its last assignment before the statement, in line order
+    for node in sorted((n for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                        and isinstance(n.targets[0], ast.Name) and n.lineno < before), key=lambda n: n.lineno):
+        last[node.targets[0].id] = node
+    changed = _changed_between(func, before)
+    for name, node in last.items():
+        if (is_bindable(node.value) or _api_alias(node.value, imported)) and not any(
+                node.lineno < line for line in changed.get(name, ())):
+            site.bound[name] = node.value  # not when the test changed the object since: its value is not that
     for arg in func.args.args + func.args.kwonlyargs:  # a fixture that returns a plain value or call
         if arg.arg not in site.bound and arg.arg in (fixtures or {}):
             site.bound[arg.arg] = fixtures[arg.arg]
     site.patched = patches(func, site.bound)
     return site
 
+
+
+def _changed_between(func, before: int) -> dict[str, list[int]]:
+    """The names the test function changes in place before line ``before``, with the lines: an item or attribute
+    assigned or deleted (``doc["a"] = x``, ``del doc.b``), an augmented assignment (``x |= {1}``), a method called
+    as a statement (``doc.append(x)``), a ``with``/``for`` target. An object so changed no longer is the value
+    its name was bound to."""
+    found: dict[str, list[int]] = {}
+
+    def root(node):
+        while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    for node in ast.walk(func):
+        if not isinstance(node, ast.stmt) or node.lineno >= before:
+            continue
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = [t for t in node.targets if isinstance(t, ast.Attribute | ast.Subscript)]
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func,
+                                                                                           ast.Attribute):
+            targets = [node.value.func.value]
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            targets = [node.target]
+        for target in targets:
+            name = root(target)
+            if name:
+                found.setdefault(name, []).append(node.lineno)
+    return found
 
 
 def _imported_names(tree: ast.Module) -> set[str]:
