@@ -9,8 +9,8 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
-from repo2env.languages.python.files import is_test_path
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
+from repo2env.languages.python.files import is_test_path
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -75,10 +75,18 @@ def _expected(node, teller: Teller, bound: dict) -> str | None:
     return None
 
 
+_DEF = re.compile(r"^\s*(?:async\s+)?def (\w+)\(")  # a traceback entry's function line, as pytest prints it
+
+
+def _relative(path: str) -> str:
+    """A traceback's file path as the evidence names files: forward slashes, no leading ``./``."""
+    return path.replace("\\", "/").removeprefix("./")
+
+
 def _tests_own(path: str, evidence: Evidence) -> bool:
     """A traceback's file is the tests' own: a test file of the evidence or any file under a test folder or
     named as tests are (``languages.python.files.is_test_path``), or a name with "test" in it."""
-    path = path.replace("\\", "/").removeprefix("./")
+    path = _relative(path)
     return path in evidence.test_sources or is_test_path(path) or "test" in path.rsplit("/", 1)[-1]
 
 
@@ -102,8 +110,7 @@ def raise_site(text: str, evidence: Evidence) -> str:
                 if _ANY_FRAME.match(ln.strip()):
                     break
                 entry.append(ln)
-            name = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln) for ln in entry)
-                         if d), None)
+            name = next((d.group(1) for d in map(_DEF.match, entry) if d), None)
         found, func = m.group(1), name
     if found is None:
         return ""
@@ -483,7 +490,7 @@ def module_failure(digest: str | None, message: str, evidence: Evidence, teller:
     module = None
     for i, line in enumerate(lines[:-1]):
         m = _ANY_FRAME.match(line)
-        if m and m.group(1).replace("\\", "/").removeprefix("./") in evidence.test_sources:
+        if m and _relative(m.group(1)) in evidence.test_sources:
             found = _IMPORTS.match(lines[i + 1])
             module = (found.group(1) or found.group(2)) if found else module
     raised = _error_line(digest) or next((ln[1:].strip() for ln in reversed(lines) if ln.startswith("E")
@@ -549,17 +556,16 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
         return None
     lines = text.splitlines()
     frames = [(i, m) for i, m in ((i, _ANY_FRAME.match(ln)) for i, ln in enumerate(lines)) if m]
-    tests = [(i, m) for i, m in frames if m.group(1).replace("\\", "/").removeprefix("./") in evidence.test_sources]
+    tests = [(i, m) for i, m in frames if _relative(m.group(1)) in evidence.test_sources]
     if not tests:
         return None
     index, last = tests[-1]
     after = [(i, m) for i, m in frames if i > index]
     if not after or after[0][1].group(1).startswith(("/", "<")) or _tests_own(after[0][1].group(1), evidence):
         return None  # the test's frame called the standard library or the tests' own code, not the project's
-    entered = next((d.group(1) for d in (re.match(r"^\s*(?:async\s+)?def (\w+)\(", ln) or
-                                         re.match(r"^[\w./\\-]+\.py:\d+: in (\w+)$", ln) for ln in lines[index + 1:])
-                    if d), None)
-    path = last.group(1).replace("\\", "/").removeprefix("./")
+    entered = next((d.group(1) for d in (_DEF.match(ln) or re.match(r"^[\w./\\-]+\.py:\d+: in (\w+)$", ln)
+                                         for ln in lines[index + 1:]) if d), None)
+    path = _relative(last.group(1))
     source = evidence.test_sources[path].splitlines()
     row = int(last.group(2))
     line = source[row - 1].strip() if 0 < row <= len(source) else ""
