@@ -79,6 +79,8 @@ except ImportError:  # in a bundle, run as `python3 -I -S /tests/verifier.py`: e
 OUTCOME_RANK = {"error": 3, "failed": 2, "skipped": 1, "passed": 0}
 # Files that configure pytest: an agent could plant or edit them to force outcomes, so the verifier resets them.
 TEST_CONFIG_NAMES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", ".pytest.ini")
+# Folders whose every file is a test file (SWE-bench's convention; ``languages.python.files.is_test_path``).
+TEST_DIRS = frozenset({"test", "tests", "testing"})
 REWARD_FILES = ("reward.txt", "reward.json", "reward-details.json")
 # The grading inputs: read once, digested, and the digest compared with the one test.sh carries.
 INPUT_FILES = ("config.json", "f2p.json", "p2p.json", "base_files.json", "python_env.json")

@@ -38,7 +38,6 @@ from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
 from repo2env.instructions.observed.evidence import interface_names, module_names_of
-from repo2env.languages.python.files import is_test_path as is_python_test_path
 from repo2env.tasks import widen
 from repo2env.tasks.category import change_category
 from repo2env.tasks.common import (
@@ -203,12 +202,14 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 _SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") in the graders
 
 
-def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tuple[str, ...] = (".py",)) -> Evidence:
+def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
     messages and traceback heads (only those that read the same in every run), the import errors of their
     files, and, at the head commit, the test files of the test patch and those that hold a FAIL_TO_PASS test (a
     data-only test patch changes no test module), those whose names end in ``suffixes`` (the language's test
-    sources)."""
+    sources: ``language.test_source_suffixes``, ``.py`` when it has none) and the module names of the
+    repository's Python test files (``language.is_test_file``)."""
+    suffixes = getattr(language, "test_source_suffixes", (".py",))
     # the runner's scratch folder (its HOME and TMPDIR: ``r2e-run-<random>``) is named alike in every run
     failures = {k: _SCRATCH.sub("r2e-run-XXXXXXXX", v) for run in reversed(before)
                 for k, v in run.failure_details.items()}
@@ -221,8 +222,8 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], suffixes: tupl
         spec.split.mixed_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
                if p.endswith(suffixes) and p not in spec.split.test_files_deleted}
-    test_files = [p for p in gitrepo.ls_tree(spec.repo.path, spec.head_commit) if is_python_test_path(p)] \
-        if ".py" in suffixes else []
+    test_files = [p for p in gitrepo.ls_tree(spec.repo.path, spec.head_commit)
+                  if p.endswith(".py") and language.is_test_file(p)] if ".py" in suffixes else []
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
                     test_sources=sources, interface=interface_names(spec.split.gold_patch),
                     test_modules=module_names_of(test_files))
@@ -519,7 +520,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
-    seen = evidence(spec, selection, before, getattr(language, "test_source_suffixes", (".py",)))
+    seen = evidence(spec, selection, before, language)
     artefacts.record("instruction-inputs", ".json", json.dumps(  # host-side, to re-derive the instruction offline
         {"title": spec.title, "body": spec.body, "evidence": dataclasses.asdict(seen)}, indent=1, default=list))
     made = make_instruction(spec.title, spec.body, audit_context(spec, selection), symbols=symbols,

@@ -24,17 +24,22 @@ class Evidence:
     test_modules: frozenset = field(default_factory=frozenset)
 
 
+def module_name(path: str) -> str:
+    """The dotted module name of a Python file's path from the repository's root (``tests/helpers/fakes.py`` ->
+    ``tests.helpers.fakes``; a package's ``__init__.py`` names the package); "" for a path that is not ``.py``."""
+    if not path.endswith(".py"):
+        return ""
+    parts = path[:-3].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def module_names_of(paths: Iterable[str]) -> frozenset:
     """The names a test module may be imported by, for each Python file of ``paths`` (the repository's test
     files: ``tests/helpers/fakes.py`` -> ``tests.helpers.fakes``, ``helpers.fakes``, ``fakes``: pytest puts a
     test file's folder, or its root folder, on ``sys.path``); a package's ``__init__.py`` names the package."""
     names = set()
     for path in paths:
-        if not path.endswith(".py"):
-            continue
-        parts = path[:-3].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
+        parts = module_name(path).split(".")
         names.update(".".join(parts[i:]) for i in range(len(parts)))
     return frozenset(n for n in names if n)
 

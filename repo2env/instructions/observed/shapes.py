@@ -7,10 +7,10 @@ import ast
 import builtins
 import re
 
-from repo2env.instructions.observed.evidence import Evidence, parse_source
+from repo2env.graders.runtime_verifier import TEST_DIRS
+from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
-from repo2env.languages.python.files import is_test_path
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -84,10 +84,12 @@ def _relative(path: str) -> str:
 
 
 def _tests_own(path: str, evidence: Evidence) -> bool:
-    """A traceback's file is the tests' own: a test file of the evidence or any file under a test folder or
-    named as tests are (``languages.python.files.is_test_path``), or a name with "test" in it."""
+    """A traceback's file is the tests' own: a test file of the evidence or of the repository
+    (``Evidence.test_modules``), any file under a test folder (``TEST_DIRS``), or a name with "test" in it."""
     path = _relative(path)
-    return path in evidence.test_sources or is_test_path(path) or "test" in path.rsplit("/", 1)[-1]
+    folders, _, name = path.rpartition("/")
+    return path in evidence.test_sources or module_name(path) in evidence.test_modules or "test" in name \
+        or any(part in TEST_DIRS for part in folders.split("/"))
 
 
 _LAST_FRAME = re.compile(r"^([\w][\w./-]*\.py):(\d+): (?:in (\w+)|[\w.]+)\s*$")

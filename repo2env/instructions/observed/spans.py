@@ -10,7 +10,7 @@ import sys
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
-from repo2env.languages.python.files import TEST_DIRS
+from repo2env.graders.runtime_verifier import TEST_DIRS
 
 MAX_CHARS = 160  # of a code span in a sentence
 # an address, a thread id or a time in nanoseconds, the test runner's scratch folder (its HOME and TMPDIR)
@@ -87,7 +87,7 @@ class Teller:
     def is_test_module(self, name: str) -> bool:
         """``name`` (a dotted module name) is one of the tests' own: relative (``.helpers``), a test file of the
         repository (``Evidence.test_modules``) or of the evidence, or a part named as tests are (``tests``,
-        ``test_x``, ``x_test``, ``conftest``: ``languages.python.files``)."""
+        ``test_x``, ``x_test``, ``conftest``: ``graders.runtime_verifier.TEST_DIRS``)."""
         if not name or name.startswith(".") or name in self.test_modules or name in self.modules:
             return True
         return any(part in TEST_DIRS or part.startswith("test_") or part.endswith("_test") or part == "conftest"

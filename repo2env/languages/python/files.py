@@ -8,9 +8,8 @@ files (``TEST_CONFIG_NAMES``, the grader's list) are reset by the grader before 
 import re
 from pathlib import PurePosixPath
 
-from repo2env.graders.runtime_verifier import TEST_CONFIG_NAMES
+from repo2env.graders.runtime_verifier import TEST_CONFIG_NAMES, TEST_DIRS
 
-TEST_DIRS = frozenset({"test", "tests", "testing"})
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "tox.ini", "pytest.ini")
 
 __all__ = ["TEST_CONFIG_NAMES", "TEST_DIRS", "MARKERS", "is_test_path", "is_python_test_file", "defines_tests"]
