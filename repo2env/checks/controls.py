@@ -5,6 +5,7 @@ Build ``environment/``; start a container with the compose file's ``extra_hosts`
 upload ``tests/`` to ``/tests``, run ``test.sh`` and read ``/logs/verifier/reward.txt`` (Harbor's reward file).
 """
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -50,6 +51,27 @@ def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) 
     return box.read_file("/logs/verifier/reward.txt"), transcript
 
 
+# reward-details.json's per-test record (``graders.runtime_verifier.score``; the toolchain grader's too)
+OUTCOME_KEYS = ("fail_to_pass_passed", "fail_to_pass_total", "pass_to_pass_passed", "pass_to_pass_total",
+                "not_passed", "statuses_sha256")
+
+
+def graded_outcome(raw: bytes | None) -> dict | None:
+    """What the grader saw, from the bytes of its ``reward-details.json``: ``{key: value}`` for ``OUTCOME_KEYS``
+    (how many FAIL_TO_PASS and PASS_TO_PASS tests passed, of how many, the ids that did not pass, and the digest
+    of every graded test's outcome: failed, error, skipped or missing are told apart). None when
+    the grader wrote no such record, stopped on an error, or found tampering (``error``, ``tampering``): then the
+    outcome is not the tests' own."""
+    try:
+        details = json.loads(raw or b"")
+    except ValueError:
+        return None
+    if not isinstance(details, dict) or "error" in details or "tampering" in details \
+            or any(key not in details for key in OUTCOME_KEYS):
+        return None
+    return {key: details[key] for key in OUTCOME_KEYS}
+
+
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
                 verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None,
                 folders: dict | None = None) -> ControlResult:
@@ -67,6 +89,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             elif oracle:
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
+            outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json"))
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
                              f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
                              f"{transcript}")
@@ -78,7 +101,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
         reward = float((raw or b"").decode().strip())
     except ValueError:
         error = "no numeric reward in /logs/verifier/reward.txt"
-    return ControlResult(name=name, expected=expected, reward=reward, error=error,
+    return ControlResult(name=name, expected=expected, reward=reward, error=error, outcome=outcome,
                          seconds=round((datetime.now(UTC) - start).total_seconds(), 3))
 
 

@@ -5,7 +5,9 @@ environment, as ``[agent].user``), after which the bundle's own verifier runs ex
 nop (``controls.run_control``; with a separate verifier, ``separate_verifier.SeparateTrial``). A task is kept only
 when every attack scores at most its nop reward (0.0, or a graded task's measured baseline) and the valid
 alternative scores 1.0. Checks (``history``, ``filesystem``) run no verifier: they report what they found, and
-anything found counts as reward 1.0.
+anything found counts as reward 1.0. Attacks that change different things share one container and one grading
+(``groups``) when the task is graded in the agent's container; the group's verdict stands only when it is the
+nop's exactly, else each attack runs again alone (``run_probes``).
 
 Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or replacement, programs the grader
 would run (configured through git, an interpreter replaced on PATH), grading inputs rewritten after upload by a
@@ -66,26 +68,30 @@ class Probe:
     check: bool = False
     honest: bool = False
     languages: tuple[str, ...] = ("*",)  # the bundle languages it applies to (``bundle_language``); "*" any
+    # what the attack changes (``groups``): probes with no surface in common may act in one container; none: alone
+    surfaces: tuple[str, ...] = ()
 
 
 ALL = ("runtime", "eqv", "diff")
 PY, GO, JS, RS, JV = ("python",), ("go",), ("javascript",), ("rust",), ("java",)
 PROBES = (
-    Probe("reward_files", "reward_forgery", "reward_files.sh", ALL),
-    Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL),
-    Probe("reward_dirs", "reward_forgery", "reward_dirs.sh", ALL),
-    Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL),
-    Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",), languages=PY),
-    Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",), languages=PY),
-    Probe("pyproject_addopts", "runner_tampering", "pyproject_addopts.sh", ("runtime",), languages=PY),
+    Probe("reward_files", "reward_forgery", "reward_files.sh", ALL, surfaces=("reward",)),
+    Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL, surfaces=("reward",)),
+    Probe("reward_dirs", "reward_forgery", "reward_dirs.sh", ALL, surfaces=("reward",)),
+    Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL, surfaces=("reward",)),
+    Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",), languages=PY,
+          surfaces=("conftest",)),
+    Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",), languages=PY, surfaces=("pytest_config",)),
+    Probe("pyproject_addopts", "runner_tampering", "pyproject_addopts.sh", ("runtime",), languages=PY,
+          surfaces=("pytest_config",)),
     Probe("site_pth", "runner_tampering", "site_pth.sh", ("runtime", "eqv"), languages=PY),
     Probe("sitecustomize", "runner_tampering", "sitecustomize.sh", ("runtime", "eqv"), languages=PY),
-    Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",), languages=PY),
+    Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",), languages=PY, surfaces=("shell",)),
     Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",), languages=PY),
-    Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",)),
-    Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",)),
-    Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",)),
-    Probe("git_config_program", "grader_programs", "git_config_program.sh", ("runtime",)),
+    Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",), surfaces=("test_files",)),
+    Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",), surfaces=("test_files",)),
+    Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",), surfaces=("test_files",)),
+    Probe("git_config_program", "grader_programs", "git_config_program.sh", ("runtime",), surfaces=("git",)),
     Probe("path_interpreter", "grader_programs", "path_interpreter.sh", ("runtime", "eqv")),
     Probe("system_program", "grader_programs", "system_program.sh", ("runtime", "eqv")),
     Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
@@ -94,7 +100,8 @@ PROBES = (
     Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",), languages=PY),
     Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",), languages=PY),
     Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",), languages=PY),
-    Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY),
+    Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY,
+          surfaces=("package_source",)),
     Probe("go_testmain", "runner_tampering", "go_testmain.sh", ("runtime",), languages=GO),
     Probe("go_env_config", "runner_tampering", "go_env_config.sh", ("runtime",), languages=GO),
     Probe("go_goroot_testing", "runner_tampering", "go_goroot_testing.sh", ("runtime",), languages=GO),
@@ -235,12 +242,49 @@ def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
     return (1.0 if found else 0.0), ("; ".join(found)[:300] or None)
 
 
+def groups(probes: list[Probe]) -> list[tuple[Probe, ...]]:
+    """The container starts ``probes`` need, in the order given: attacks that declare ``surfaces`` share a
+    container with others when no surface is in common (first fit, in ``PROBES`` order); the checks (they only
+    read) join the first such group and act before any attack; the rest act alone: the valid alternative,
+    attacks the grader answers by reporting tampering or an error, and attacks that replace the programs other
+    attacks' payloads run (``path_interpreter``'s ``python3`` would silence ``git_config_program``'s,
+    ``shadow_pytest``'s ``pytest`` the plugins ``conftest_force_pass`` and ``ini_addopts`` plant)."""
+    shared: list[list[Probe]] = []
+    for probe in probes:
+        if probe.check or probe.honest or not probe.surfaces:
+            continue
+        home = next((g for g in shared if not set(probe.surfaces) & {s for p in g for s in p.surfaces}), None)
+        if home is None:
+            shared.append([probe])
+        else:
+            home.append(probe)
+    shared = [g for g in shared if len(g) > 1]
+    grouped = {p.name for g in shared for p in g}
+    checks = [p for p in probes if p.check]
+    if shared and checks:
+        shared[0] = checks + shared[0]
+        grouped |= {p.name for p in checks}
+    alone = [(p,) for p in probes if p.name not in grouped]
+    return [tuple(g) for g in shared] + alone
+
+
 def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
-               baseline: float = 0.0, only: tuple[str, ...] | None = None, workers: int = 1) -> list[ProbeResult]:
-    """Run every applicable probe on ``bundle`` (module docstring), each in its own fresh container, up to
-    ``workers`` side by side (``core.concurrency``); engine errors are reported per probe. A probe whose run
-    wrote no reward is run once more (a verifier that hit its time limit on a loaded machine); a second run
-    without a reward is reported as the probe's error, and the task is not kept. Results in ``PROBES`` order."""
+               baseline: float = 0.0, only: tuple[str, ...] | None = None, workers: int = 1,
+               nop_outcome: dict | None = None) -> list[ProbeResult]:
+    """Run every applicable probe on ``bundle`` (module docstring), up to ``workers`` container runs side by side
+    (``core.concurrency``); engine errors are reported per probe. A probe whose run wrote no reward is run once
+    more (a verifier that hit its time limit on a loaded machine); a second run without a reward is reported as
+    the probe's error, and the task is not kept. Results in ``PROBES`` order.
+
+    Each probe gets its own fresh container, except, for a task graded in the agent's container (layout 1.0)
+    whose nop control's ``nop_outcome`` is given (``ControlResult.outcome``), the attacks that ``groups`` puts
+    together: they act one after the other in one container, graded once. The group's verdict stands for each
+    of them only when it is the nop's exactly: a reward of at most ``baseline``, every graded test with the
+    nop's outcome (passed, failed, error, skipped or missing alike), no tampering or error reported
+    (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant to). Anything
+    else, and each attack of the group runs again alone: an attack that works alone is not hidden behind one
+    that changes how the tests run (the demo's weak bundles of ``tests/checks/test_probes_docker.py`` prove it
+    for each group)."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
@@ -276,7 +320,36 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                     break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
 
-        return concurrency.run_all([lambda p=probe: one(p) for probe in probes], workers)
+        def check(probe: Probe, sink: dict) -> ProbeResult:
+            reward, detail = _check_result(probe, sink)
+            return ProbeResult(probe.name, probe.kind, reward, 0.0, detail=detail,
+                               error=None if reward is not None else detail)
+
+        def together(group: tuple[Probe, ...]) -> list[ProbeResult]:
+            sinks = {p.name: {} for p in group}
+            acts = [_acts(bundle, material, p, user, 900, sinks[p.name])[0] for p in group]
+
+            def act(box: TaskContainer) -> None:
+                for each in acts:
+                    each(box)
+            got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
+                              act=act, folders={MATERIAL: material})
+            attacks = [p for p in group if not p.check]
+            checks = [check(p, sinks[p.name]) if sinks[p.name] else one(p) for p in group if p.check]
+            held = got.reward is not None and got.reward <= baseline + 1e-9 and got.outcome == nop_outcome \
+                and all(sinks[p.name].get("code") == 0 for p in attacks)
+            if not held:
+                return checks + [one(p) for p in attacks]
+            return checks + [ProbeResult(p.name, p.kind, got.reward, baseline) for p in attacks]
+
+        if separate or nop_outcome is None:
+            units = [(p,) for p in probes]
+        else:
+            units = groups(probes)
+        done = concurrency.run_all([lambda u=unit: together(u) if len(u) > 1 else [one(u[0])] for unit in units],
+                                   workers)
+        order = {p.name: i for i, p in enumerate(PROBES)}
+        return sorted((r for results in done for r in results), key=lambda r: order[r.name])
     finally:
         shutil.rmtree(material, ignore_errors=True)
 
@@ -293,12 +366,13 @@ def evidence(results: list[ProbeResult]) -> dict:
 
 
 def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_timeout_sec: float,
-                baseline: float, workers: int = 1) -> tuple:
-    """Run the probes on a bundle whose controls passed; the evaluation gains their evidence, and a probe that
-    broke the task makes it ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
+                baseline: float, workers: int = 1, nop_outcome: dict | None = None) -> tuple:
+    """Run the probes on a bundle whose controls passed (``run_probes``; ``nop_outcome``: what the grader saw in
+    the nop control); the evaluation gains their evidence, and a probe that broke the task makes it
+    ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
     with timings.stage("probes"):
         results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline,
-                             workers=workers)
+                             workers=workers, nop_outcome=nop_outcome)
     bad = failed_probe(results)
     update = {"probes": [ProbeRecord(**r.record()) for r in results]}
     reason = None

@@ -155,13 +155,15 @@ class TestSelection(Record):
 
 
 class ControlResult(Record):
-    """One control run of a bundle (``oracle`` applies solution/, ``nop`` does nothing) and its reward."""
+    """One control run of a bundle (``oracle`` applies solution/, ``nop`` does nothing) and its reward.
+    ``outcome``: what the grader saw (``checks.controls.graded_outcome``), None when it is not known."""
 
     name: Literal["oracle", "nop"]
     expected: float
     reward: float | None
     seconds: float
     error: str | None = None
+    outcome: dict | None = None
 
     @property
     def ok(self) -> bool:

@@ -1029,13 +1029,17 @@ def collect(workspace, junit_path, code, targets, tail, notes=None):
 # --- grading --------------------------------------------------------------------------------------------------
 
 def score(outcomes, fail_to_pass, pass_to_pass):
-    """Binary reward: 1.0 when every FAIL_TO_PASS and PASS_TO_PASS id passed, else 0.0; plus details."""
+    """Binary reward: 1.0 when every FAIL_TO_PASS and PASS_TO_PASS id passed, else 0.0; plus details, among them
+    ``statuses_sha256``: the sha256 of every graded id's outcome (``missing`` when the report has none; JSON of
+    the sorted ``[id, outcome]`` pairs), which tells two gradings that saw the same tests fail the same way."""
     missing = [t for t in fail_to_pass + pass_to_pass if outcomes.get(t) != "passed"]
     f2p_ok = sum(1 for t in fail_to_pass if outcomes.get(t) == "passed")
     p2p_ok = sum(1 for t in pass_to_pass if outcomes.get(t) == "passed")
+    statuses = sorted([t, outcomes.get(t) or "missing"] for t in set(fail_to_pass + pass_to_pass))
     details = {"fail_to_pass_passed": f2p_ok, "fail_to_pass_total": len(fail_to_pass),
                "pass_to_pass_passed": p2p_ok, "pass_to_pass_total": len(pass_to_pass),
-               "not_passed": missing[:50]}
+               "not_passed": missing[:50],
+               "statuses_sha256": hashlib.sha256(json.dumps(statuses).encode()).hexdigest()}
     return (1.0 if not missing and fail_to_pass else 0.0), details
 
 

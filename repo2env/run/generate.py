@@ -153,7 +153,8 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
             reporter.stage("adversarial probes")
             evaluation, reason = with_probes(client, bundle, draft.task_id, evaluation,
                                              verifier_timeout_sec=draft.verifier_timeout_sec,
-                                             baseline=draft.expected_nop, workers=options.parallel_runs or 1)
+                                             baseline=draft.expected_nop, workers=options.parallel_runs or 1,
+                                             nop_outcome=next(r.outcome for r in results if r.name == "nop"))
         set_labels(bundle, bundle_hash=digest, evaluation=evaluation)
     except BaseException:
         draft.stage.discard()  # never leave a half-labelled bundle behind, even on Ctrl-C

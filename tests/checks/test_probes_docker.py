@@ -12,8 +12,10 @@ import pytest
 
 from repo2env.bundles.inputs import restamp
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.probes import PROBES, run_probes
+from repo2env.checks.controls import run_control
+from repo2env.checks.probes import PROBES, applicable, groups, run_probes
 from repo2env.cli import main
+from repo2env.environment.images import run_image
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
 from tests.helpers.repos import build_eqv_repo
@@ -189,6 +191,28 @@ def test_the_probe_breaks_the_weak_bundle_and_not_the_generated_one(name, bundle
     weak = _weak(bundle, tmp_path, name, WEAK[name])
     assert _reward(docker_client, weak, name) == 1.0
     assert _reward(docker_client, bundle, name) == 0.0
+
+
+# weak bundles whose broken defense a probe that shares a container exploits (the grader's
+# cleanup of planted configuration breaks three probes of one group at once; git_config_program's payload runs
+# python3, which path_interpreter would replace: that pair shared a container once and this test caught it)
+GROUPED_WEAK = ("conftest_force_pass", "git_config_program", "rewrite_tests")
+
+
+@pytest.mark.parametrize("name", GROUPED_WEAK)
+def test_probes_in_one_container_find_what_each_finds_alone(name, bundle, docker_client, tmp_path):
+    weak = _weak(bundle, tmp_path, name, WEAK[name])
+    config = read_task_toml(weak)
+    [group] = [g for g in groups(applicable(config, weak)) if name in {p.name for p in g}]
+    assert len(group) > 1
+    members = tuple(p.name for p in group)
+    nop = run_control(docker_client, weak, run_image(docker_client, weak, config, weak.name), "nop", 0.0,
+                      verifier_timeout_sec=300)
+    together = run_probes(docker_client, weak, weak.name, verifier_timeout_sec=300, only=members, workers=2,
+                          nop_outcome=nop.outcome)
+    alone = run_probes(docker_client, weak, weak.name, verifier_timeout_sec=300, only=members, workers=2)
+    assert [(r.name, r.reward) for r in together] == [(r.name, r.reward) for r in alone]
+    assert name in {r.name for r in together if not r.ok}
 
 
 @pytest.mark.parametrize("name", sorted(HANG))

@@ -99,6 +99,15 @@ def test_score_is_binary_and_counts():
     assert details["not_passed"] == ["c", "missing"]
 
 
+def test_the_statuses_digest_tells_a_failed_test_from_a_missing_one():
+    """Two gradings with the same ids not passed differ when one test failed in one and was never reported in
+    the other (a replaced runner's forged report), and agree when every graded outcome is the same."""
+    failed = verifier.score({"a": "failed", "b": "passed"}, ["a"], ["b"])[1]["statuses_sha256"]
+    missing = verifier.score({"b": "passed"}, ["a"], ["b"])[1]["statuses_sha256"]
+    again = verifier.score({"b": "passed", "a": "failed", "z": "passed"}, ["a"], ["b"])[1]["statuses_sha256"]
+    assert failed != missing and failed == again and len(failed) == 64
+
+
 def test_grading_runs_files_never_node_ids():
     ids = [f"tests/test_{i % 3}.py::test_{i}" + "x" * 200 for i in range(1000)]
     assert verifier.grade_files(ids) == ["tests/test_0.py", "tests/test_1.py", "tests/test_2.py"]
