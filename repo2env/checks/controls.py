@@ -59,17 +59,16 @@ OUTCOME_KEYS = ("fail_to_pass_passed", "fail_to_pass_total", "pass_to_pass_passe
 def graded_outcome(raw: bytes | None) -> dict | None:
     """What the grader saw, from the bytes of its ``reward-details.json``: ``{key: value}`` for ``OUTCOME_KEYS``
     (how many FAIL_TO_PASS and PASS_TO_PASS tests passed, of how many, the ids that did not pass, and the digest
-    of every graded test's outcome: failed, error, skipped or missing are told apart). None when
-    the grader wrote no such record, stopped on an error, or found tampering (``error``, ``tampering``): then the
-    outcome is not the tests' own."""
+    of every graded test's outcome: failed, error, skipped or missing are told apart), and ``tampering``: what
+    the grader found changed in the test run, or None (a nop whose test file does not import before the fix
+    reports its sentinel missing). None when the grader wrote no such record or stopped on an error."""
     try:
         details = json.loads(raw or b"")
     except ValueError:
         return None
-    if not isinstance(details, dict) or "error" in details or "tampering" in details \
-            or any(key not in details for key in OUTCOME_KEYS):
+    if not isinstance(details, dict) or "error" in details or any(key not in details for key in OUTCOME_KEYS):
         return None
-    return {key: details[key] for key in OUTCOME_KEYS}
+    return {**{key: details[key] for key in OUTCOME_KEYS}, "tampering": details.get("tampering")}
 
 
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,

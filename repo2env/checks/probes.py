@@ -280,8 +280,8 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     whose nop control's ``nop_outcome`` is given (``ControlResult.outcome``), the attacks that ``groups`` puts
     together: they act one after the other in one container, graded once. The group's verdict stands for each
     of them only when it is the nop's exactly: a reward of at most ``baseline``, every graded test with the
-    nop's outcome (passed, failed, error, skipped or missing alike), no tampering or error reported
-    (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant to). Anything
+    nop's outcome (passed, failed, error, skipped or missing alike), the nop's tampering report (none, or the
+    same), no error (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant to). Anything
     else, and each attack of the group runs again alone: an attack that works alone is not hidden behind one
     that changes how the tests run (the demo's weak bundles of ``tests/checks/test_probes_docker.py`` prove it
     for each group)."""

@@ -39,11 +39,13 @@ def test_only_probes_that_declare_what_they_change_are_grouped():
     assert grouped == set()
 
 
-def test_a_grading_that_reported_tampering_or_an_error_has_no_outcome_to_compare():
+def test_a_grading_that_stopped_on_an_error_has_no_outcome_to_compare_and_tampering_is_part_of_one():
     from repo2env.checks.controls import OUTCOME_KEYS, graded_outcome
     clean = {key: 0 for key in OUTCOME_KEYS} | {"not_passed": ["t::a"], "reward": 0.0, "audit": ["x"]}
-    assert graded_outcome(json.dumps(clean).encode()) == {key: clean[key] for key in OUTCOME_KEYS}
-    for spoiled in ({**clean, "tampering": "a sentinel passed"}, {**clean, "error": "RuntimeError: inputs"},
-                    {k: v for k, v in clean.items() if k != "statuses_sha256"}):
+    seen = graded_outcome(json.dumps(clean).encode())
+    assert seen == {key: clean[key] for key in OUTCOME_KEYS} | {"tampering": None}
+    assert graded_outcome(json.dumps({**clean, "tampering": "a sentinel passed"}).encode()) != seen
+    for spoiled in ({**clean, "error": "RuntimeError: inputs"}, {k: v for k, v in clean.items()
+                                                                 if k != "statuses_sha256"}):
         assert graded_outcome(json.dumps(spoiled).encode()) is None
     assert graded_outcome(None) is None and graded_outcome(b"not json") is None
