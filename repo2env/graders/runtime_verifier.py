@@ -1028,14 +1028,15 @@ def collect(workspace, junit_path, code, targets, tail, notes=None):
 
 # --- grading --------------------------------------------------------------------------------------------------
 
-def score(outcomes, fail_to_pass, pass_to_pass):
+def score(outcomes, fail_to_pass, pass_to_pass, sentinels=()):
     """Binary reward: 1.0 when every FAIL_TO_PASS and PASS_TO_PASS id passed, else 0.0; plus details, among them
-    ``statuses_sha256``: the sha256 of every graded id's outcome (``missing`` when the report has none; JSON of
-    the sorted ``[id, outcome]`` pairs), which tells two gradings that saw the same tests fail the same way."""
+    ``statuses_sha256``: the sha256 of the outcome of every graded id and every planted ``sentinels`` id
+    (``missing`` when the report has none; JSON of the sorted ``[id, outcome]`` pairs), which tells two gradings
+    that saw the same tests, sentinels too, fail the same way."""
     missing = [t for t in fail_to_pass + pass_to_pass if outcomes.get(t) != "passed"]
     f2p_ok = sum(1 for t in fail_to_pass if outcomes.get(t) == "passed")
     p2p_ok = sum(1 for t in pass_to_pass if outcomes.get(t) == "passed")
-    statuses = sorted([t, outcomes.get(t) or "missing"] for t in set(fail_to_pass + pass_to_pass))
+    statuses = sorted([t, outcomes.get(t) or "missing"] for t in set(fail_to_pass + pass_to_pass + list(sentinels)))
     details = {"fail_to_pass_passed": f2p_ok, "fail_to_pass_total": len(fail_to_pass),
                "pass_to_pass_passed": p2p_ok, "pass_to_pass_total": len(pass_to_pass),
                "not_passed": missing[:50],
@@ -1167,7 +1168,7 @@ def cmd_grade(args):
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)
-        reward, details = score(outcomes, f2p, p2p)
+        reward, details = score(outcomes, f2p, p2p, sentinels)
         forged = [s for s in sentinels if outcomes.get(s) not in ("failed", "error")]
         if forged:
             reward = 0.0

@@ -119,7 +119,7 @@ def cmd_grade(args):
         code, seconds, outcomes, errors, _, _, tail = runner.run(
             ws, files, config.get("timeout_sec", 1800), _runner_args(config), core._runner_uid(config))
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
-        reward, details = core.score(outcomes, f2p, p2p)
+        reward, details = core.score(outcomes, f2p, p2p, sentinels)
         forged = [s for s in sentinels if outcomes.get(s) not in ("failed", "error")]
         if forged or not sentinels:
             reward = 0.0

@@ -106,6 +106,10 @@ def test_the_statuses_digest_tells_a_failed_test_from_a_missing_one():
     missing = verifier.score({"b": "passed"}, ["a"], ["b"])[1]["statuses_sha256"]
     again = verifier.score({"b": "passed", "a": "failed", "z": "passed"}, ["a"], ["b"])[1]["statuses_sha256"]
     assert failed != missing and failed == again and len(failed) == 64
+    # a sentinel's outcome counts too: a flipped sentinel is told apart even when the first one reads the same
+    nop = verifier.score({"a": "failed", "s1": "failed"}, ["a"], [], ["s1", "s2"])[1]["statuses_sha256"]
+    flipped = verifier.score({"a": "failed", "s1": "failed", "s2": "passed"}, ["a"], [], ["s1", "s2"])[1]
+    assert nop != flipped["statuses_sha256"]
 
 
 def test_grading_runs_files_never_node_ids():
