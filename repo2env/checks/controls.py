@@ -88,7 +88,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             elif oracle:
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
-            outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json"))
+            outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json")) if name == "nop" else None
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
                              f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
                              f"{transcript}")

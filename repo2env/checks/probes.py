@@ -281,10 +281,10 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     together: they act one after the other in one container, graded once. The group's verdict stands for each
     of them only when it is the nop's exactly: a reward of at most ``baseline``, every graded test with the
     nop's outcome (passed, failed, error, skipped or missing alike), the nop's tampering report (none, or the
-    same), no error (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant to). Anything
-    else, and each attack of the group runs again alone: an attack that works alone is not hidden behind one
-    that changes how the tests run (the demo's weak bundles of ``tests/checks/test_probes_docker.py`` prove it
-    for each group)."""
+    same), no error (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant
+    to). Anything else, and each attack of the group runs again alone: an attack that works alone is not hidden
+    behind one that changes how the tests run (the demo's weak bundles of ``tests/checks/test_probes_docker.py``
+    prove it for each group)."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
@@ -294,6 +294,12 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
         trial = SeparateTrial(client, bundle, config, task_id) if separate else None
         image = trial.agent_image if separate else run_image(client, bundle, config, task_id)
         user = trial.agent_user if separate else str((config.get("agent") or {}).get("user") or "root")
+
+        def check(probe: Probe, sink: dict) -> ProbeResult:
+            """A check's result from what its script printed (``sink``); anything found scores 1.0."""
+            reward, detail = _check_result(probe, sink)
+            return ProbeResult(probe.name, probe.kind, reward, 0.0, detail=detail,
+                               error=None if reward is not None else detail)
 
         def one(probe: Probe) -> ProbeResult:
             limit = 1.0 if probe.honest else (0.0 if probe.check else baseline)
@@ -305,9 +311,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                         act(box)
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])
-                reward, detail = _check_result(probe, sink)
-                return ProbeResult(probe.name, probe.kind, reward, limit, detail=detail,
-                                   error=None if reward is not None else detail)
+                return check(probe, sink)
             for _ in range(2):  # a run that wrote no reward (the verifier's time ran out on a loaded machine, an
                 # engine error) is run once more in a fresh container; a reward, whatever it is, stands
                 if separate:
@@ -319,11 +323,6 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                 if got.reward is not None:
                     break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
-
-        def check(probe: Probe, sink: dict) -> ProbeResult:
-            reward, detail = _check_result(probe, sink)
-            return ProbeResult(probe.name, probe.kind, reward, 0.0, detail=detail,
-                               error=None if reward is not None else detail)
 
         def together(group: tuple[Probe, ...]) -> list[ProbeResult]:
             sinks = {p.name: {} for p in group}

@@ -156,7 +156,8 @@ class TestSelection(Record):
 
 class ControlResult(Record):
     """One control run of a bundle (``oracle`` applies solution/, ``nop`` does nothing) and its reward.
-    ``outcome``: what the grader saw (``checks.controls.graded_outcome``), None when it is not known."""
+    ``outcome``: what the grader saw in a nop (``checks.controls.graded_outcome``; probes compare with it), None
+    when it is not known or not read (the oracle's)."""
 
     name: Literal["oracle", "nop"]
     expected: float
