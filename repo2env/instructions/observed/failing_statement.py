@@ -202,7 +202,7 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
 def _changed_between(func, before: int) -> dict[str, list[int]]:
     """The names the test function changes in place before line ``before``, with the lines: an item or attribute
     assigned or deleted (``doc["a"] = x``, ``del doc.b``), an augmented assignment (``x |= {1}``), a method called
-    as a statement (``doc.append(x)``), a ``with``/``for`` target. An object so changed no longer is the value
+    as a statement (``doc.append(x)``), a ``for`` target. An object so changed no longer is the value
     its name was bound to."""
     found: dict[str, list[int]] = {}
 
