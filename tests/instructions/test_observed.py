@@ -69,6 +69,10 @@ def check(obj):
     raise TypeError(f"{type(obj).__qualname__} of {type(obj).__module__} is rejected")
 
 
+def is_wide(r):
+    return r.b - r.a > r.step
+
+
 class Callpoint:
     @classmethod
     def from_current(cls, level=1):
@@ -94,11 +98,18 @@ import json
 import unittest
 import pytest
 import shapes as sh
-from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check, Callpoint
+from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check, Callpoint, is_wide
 
 
 def make_box():
     return 1
+
+
+WIDE = [Range(12, 400, 7000)]
+
+
+def test_as_it_ran():
+    assert is_wide(WIDE[0])
 
 
 def test_value():
@@ -317,6 +328,10 @@ SAID = {
     # the parametrized case that failed (its id says which), and getattr(x, "name") as x.name
     "test_param": "`Box().width` gives `2`; it should be `3`.",
     "test_helper": None,
+    # the argument is the test module's own (WIDE[0]): the call as pytest shows it ran, the Range it was given
+    # told part by part (whole, it would copy the test's line)
+    "test_as_it_ran": "Calling `is_wide` with a `Range` of `12`, `400` and `7000` returns `False`; it should "
+                      "return a true value.",
     # told argument by argument, and still no test variable named
     "test_split": "Calling `to_bytes` with `'9 MiB'`, `binary=True` and `strict=…` raises `KeyError: 'MiB'` (in "
                   "`to_bytes` of `shapes/__init__.py`); it should return `1`.",

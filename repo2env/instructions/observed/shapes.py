@@ -180,10 +180,32 @@ def _want(op: str, shown: str | None, verb: str = "return") -> str:
     return "it should {v} the correct result".format(v=verb)
 
 
+def _as_it_ran(left, text: str, teller: Teller, bound: dict):
+    """``left`` when it is not a call whose arguments the test's source leaves unknown (a parameter, a fixture);
+    else the same call as pytest's rewriting shows it ran (``+ where False = f(ForwardRef('x'))``: each argument
+    by its repr), when that line parses as a call of the same function with the same number of arguments and
+    every argument known."""
+    told = teller.call_text(left, bound) if isinstance(left, ast.Call) else None
+    if told is None or "…" not in told:
+        return left
+    for ln in text.splitlines():
+        m = _WHERE.match(ln[1:].strip() if ln.startswith("E") else ln.strip())
+        try:
+            ran = ast.parse(m.group(2), mode="eval").body if m else None
+        except SyntaxError:
+            continue
+        if isinstance(ran, ast.Call) and ast.unparse(ran.func) == ast.unparse(left.func) and \
+                len(ran.args) == len(left.args) and len(ran.keywords) == len(left.keywords) and \
+                "…" not in (teller.call_text(ran, {}) or "…"):
+            return ran
+    return left
+
+
 def _assertion(left, op, right, text, message, raised, teller: Teller, bound, callee=None,
                where: str = "") -> str | None:
     """The sentence of a failed assertion about ``left`` (a public call, or an expression holding one); ``where``
     is ``raise_site``'s note for an exception."""
+    left = _as_it_ran(left, text, teller, bound)
     subject = _subject(left, teller, bound)
     if subject is None:
         return None

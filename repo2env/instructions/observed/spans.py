@@ -144,7 +144,8 @@ class Teller:
 
     def argument(self, node) -> str | None:
         """One argument as a user would tell it: its code span; when that would copy a test line, a literal
-        container by its keys or size ("a dict with the keys `'a'` and `'b'`"); a class the tests define (or an
+        container by its keys or size ("a dict with the keys `'a'` and `'b'`"), a call by its callee and its
+        arguments, each told so ("a `ForwardRef` of `'ClassVar[str]'`"); a class the tests define (or an
         instance of one) by its public bases ("a subclass of `TypedDict` (defined for the test)"); else the
         elided span, or None."""
         elide = _Elide(self.helpers | self.defined)  # as in call_text: no test-only name
@@ -161,6 +162,11 @@ class Teller:
             if None not in keys:
                 return f"a dict with the key{'s' if len(keys) > 1 else ''} {joined(keys)}" + (
                     f" as `{prefix[:-1]}`" if prefix else "")
+        if isinstance(value, ast.Call) and value.args and not value.keywords and not prefix \
+                and not self.names_tests(ast.unparse(value.func)):  # ForwardRef('ClassVar[str]'), part by part
+            func, parts = self.code(ast.unparse(value.func)), [self.argument(a) for a in value.args]
+            if func and None not in parts and "`…`" not in parts:
+                return f"a {func} of {joined(parts)}"
         if isinstance(value, ast.List | ast.Tuple | ast.Set):
             kind = type(value).__name__.lower()
             return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
