@@ -61,7 +61,7 @@ LEARNER = "learner"
 CONTRACT = "contract.json"
 # tests/ entries that stay on the host side of the verifier image build (never copied into /tests)
 _BUILD_ONLY = ("Dockerfile", "source", "strip_repository.sh")
-BYTECODE = "/opt/r2e/bytecode"  # the verifier image's compiled standard library and packages (module docstring)
+BYTECODE = "/opt/r2e/verifier-bytecode"  # the verifier image's compiled standard library and packages (docstring)
 # PYTHONPYCACHEPREFIX needs Python 3.8; a bundle's interpreter is a path such as /usr/local/bin/python3.12
 _PREFIX_PYTHON = re.compile(r"/python3\.(?:[89]|[1-9][0-9])$")
 

@@ -24,6 +24,7 @@ import docker.errors
 from repo2env.core import artefacts, gitrepo, templates, timings
 from repo2env.core.errors import BuildError, DockerUnavailable
 from repo2env.core.records import DEFAULT_PYTHON, InstallRecipe, RepoRef
+from repo2env.graders import runtime_verifier
 from repo2env.environment import image_uses
 
 UV_VERSION = "0.13.9"
@@ -214,8 +215,9 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
     """
     env_lines = "\n".join(f"ENV {k}={shlex.quote(v)}" for k, v in sorted(recipe.env.items()))
     install = " && ".join(recipe.commands) or "true"
+    python = not recipe.base_image  # a toolchain language's image gets no Python bytecode tree
     dockerfile = templates.render("task.Dockerfile", bootstrap_image=bootstrap_tag, env_lines=env_lines,
-                                  install_command=install)
+                                  install_command=install, bytecode_step=_bytecode_step() if python else "")
     # Submodule content is in the image when the source clone has it: which ones is part of the image's identity.
     dockerfile += "".join(f"# submodule {s['path']} at {s['commit']}: {'included' if s['included'] else 'missing'}\n"
                           for s in (submodules if submodules is not None
@@ -224,8 +226,24 @@ def task_image(client: docker.DockerClient, repo: RepoRef, base_commit: str, rec
     def context(folder: Path) -> None:
         gitrepo.scrubbed_copy(repo.path, base_commit, folder / "repo")
         gitrepo.export_submodules(repo.path, base_commit, folder / "repo")
+        if python:
+            (folder / BYTECODE_SCRIPT).write_text(templates.read(BYTECODE_SCRIPT))
 
     return _env_image(client, repo, base_commit, dockerfile, context)
+
+
+BYTECODE_SCRIPT = "bytecode_tree.py"  # templates/bytecode_tree.py, run in a Python task image's last build step
+
+
+def _bytecode_step() -> str:
+    """The Python task image's last build step: ``templates/bytecode_tree.py`` compiles what the tests'
+    collection imports of the standard library and packages into ``runtime_verifier.BYTECODE_TREE`` (the
+    script's sha256 is in the step, so a changed script makes another image)."""
+    digest = hashlib.sha256(templates.read(BYTECODE_SCRIPT).encode()).hexdigest()[:16]
+    return (f"# The standard library and packages the tests import, compiled ({BYTECODE_SCRIPT}, sha256 {digest})\n"
+            f"COPY {BYTECODE_SCRIPT} /tmp/r2e-{BYTECODE_SCRIPT}\n"
+            f"RUN PYTHONHASHSEED=0 python3 /tmp/r2e-{BYTECODE_SCRIPT} {runtime_verifier.BYTECODE_TREE}; "
+            f"rm -f /tmp/r2e-{BYTECODE_SCRIPT}\n")
 
 
 def _env_image(client: docker.DockerClient, repo: RepoRef, commit: str, dockerfile: str,

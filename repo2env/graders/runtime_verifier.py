@@ -18,7 +18,9 @@ configuration and programs behind; the code under test is the agent's):
    is read. Then every grading input (``INPUT_FILES`` and the overlay) is read once into memory and its digest
    compared with the one ``test.sh`` carries (rendered at generation): inputs rewritten after upload grade 0.
 2. The Python environment is compared with ``python_env.json`` (``env_guard.compare``: regular files only, bounded
-   reads); any change grades 0 without running a test.
+   reads); any change grades 0 without running a test. The task image's bytecode tree (``BYTECODE_TREE``), when
+   the manifest records it whole, is what pytest then reads for the standard library and packages
+   (``pinned_bytecode``); otherwise every module is compiled afresh.
 3. The workspace is prepared without git (no program the agent can configure runs): every test file and test
    configuration file is written from the overlay shipped in ``tests/overlay/`` (the bytes they must have), test
    configuration files and modules shadowing an installed one that are not in the base commit's tree
@@ -309,6 +311,9 @@ def _shadowing_names():
     return names
 
 
+# The task image's compiled standard library and packages (PYTHONPYCACHEPREFIX layout; the Python task image's
+# bytecode step, repo2env.environment.images), recorded whole in python_env.json: ``pinned_bytecode``.
+BYTECODE_TREE = "/opt/r2e/bytecode"
 MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")  # what an import can load: source, sourceless bytecode, extensions
 
 
@@ -903,9 +908,11 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     module afresh into a private cache, so a ``.pyc`` an agent planted is never read (grading); generation's runs,
     in a container no agent has touched, read the image's own bytecode (compiled at install), which is faster.
     ``bytecode``: with ``fresh_bytecode``, a bytecode tree (``PYTHONPYCACHEPREFIX`` layout) of the standard
-    library and packages built into a separate verifier's image, which no agent has touched: it is read instead
-    of compiling them afresh; the workspace's modules have no bytecode there and are compiled afresh. Nothing is
-    ever written to it (``PYTHONDONTWRITEBYTECODE``).
+    library and packages that no agent can have changed (built into a separate verifier's image, or
+    ``BYTECODE_TREE`` of the task image once ``pinned_bytecode`` vouched for it): it is read instead of compiling
+    them afresh; the workspace's modules have no bytecode there and are compiled afresh. Without
+    ``fresh_bytecode`` (generation), ``BYTECODE_TREE`` is read when the image has one. Nothing is ever written to
+    it (``PYTHONDONTWRITEBYTECODE``).
     """
     env = dict(os.environ)
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
@@ -916,6 +923,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
         trusted = bytecode and os.path.isdir(bytecode) and not os.path.islink(bytecode) \
             and _root_only_writable(bytecode)
         env["PYTHONPYCACHEPREFIX"] = bytecode if trusted else os.path.join(scratch, "pycache")
+    elif os.path.isdir(BYTECODE_TREE):  # generation: the image as built, no agent has been in this container
+        env["PYTHONPYCACHEPREFIX"] = BYTECODE_TREE
     preexec = None
     if runner_uid is not None and os.geteuid() == 0:
         home = os.path.join(scratch, "home")
@@ -946,6 +955,31 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     if full_log:
         _write_atomic(full_log, out)
     return code, time.time() - start, out[-4000:]
+
+
+def pinned_bytecode(recorded):
+    """``BYTECODE_TREE`` when grading may read it, else None: the environment manifest ``recorded``
+    (``python_env.json``, already compared with the container: every file of the tree is the one compiled when
+    the task image was built, none added) records the tree whole (``extra_roots``), and the tree, its folders
+    and every folder above it are root's and writable by no one else (``_root_only_tree``), so neither the code
+    under test nor anything the agent left can change a file of it while the tests run."""
+    if not recorded or BYTECODE_TREE not in (recorded.get("extra_roots") or ()):
+        return None
+    if not os.path.isdir(BYTECODE_TREE) or os.path.islink(BYTECODE_TREE) or not _root_only_writable(BYTECODE_TREE):
+        return None
+    return BYTECODE_TREE if _root_only_tree(BYTECODE_TREE) else None
+
+
+def _root_only_tree(root):
+    """True when every folder and file under ``root`` is a regular file or folder (no link, FIFO, device)
+    owned by root and writable by no one else."""
+    for folder, dirs, names in os.walk(root):
+        for name in dirs + names:
+            info = os.lstat(os.path.join(folder, name))
+            if info.st_uid != 0 or info.st_mode & 0o022 or not (stat.S_ISREG(info.st_mode)
+                                                                    or stat.S_ISDIR(info.st_mode)):
+                return False
+    return True
 
 
 def _root_only_writable(path):
@@ -1162,9 +1196,9 @@ def cmd_grade(args):
                                     graded=set(f2p) | set(p2p))
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
+        bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(inputs["python_env"])
         code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
-                                         config.get("pytest_plugins"), _runner_uid(config),
-                                         bytecode=config.get("bytecode") if config.get("prepared") else None)
+                                         config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)
@@ -1178,6 +1212,7 @@ def cmd_grade(args):
             reward = 0.0
             details["tampering"] = "the test runner was killed by signal %d before it finished" % -code
         details.update({"pytest_exit_code": code, "seconds": round(seconds, 3), "collection_errors": errors,
+                        "bytecode": bytecode,
                         "sentinels": len(sentinels),
                         "audit": audit_changes(ws, inputs["base_files"], set(inputs["overlay"]))})
         sys.stdout.write(tail + "\n")

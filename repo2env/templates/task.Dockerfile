@@ -4,8 +4,10 @@ FROM ${bootstrap_image}
 COPY repo/ /workspace/
 WORKDIR /workspace
 ${env_lines}
-# Installed packages get their bytecode now (uv: UV_COMPILE_BYTECODE), so the generation's test runs do not
-# compile them again; grading compiles afresh into a private cache whatever the image holds.
+# Installed packages get their bytecode now (uv: UV_COMPILE_BYTECODE); grading never reads a __pycache__ (it
+# compiles afresh into a private cache, or reads the bytecode tree below when the environment manifest vouches
+# for it).
 RUN export UV_COMPILE_BYTECODE=1 && ${install_command}
 # Build by-products of the install are not the agent's changes: keep them out of `git status`.
 RUN printf '*.egg-info/\n__pycache__/\nbuild/\n.eggs/\n' >> .git/info/exclude
+${bytecode_step}

@@ -9,6 +9,7 @@ import docker
 
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.manifest import env_snapshot
+from repo2env.graders import runtime_verifier
 
 
 def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -> list[str] | None:
@@ -26,5 +27,7 @@ def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -
 
 def python_env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path) -> tuple[str, int] | None:
     """The Python environment the grader checks against (``tests/python_env.json``):
-    ``environment.manifest.env_snapshot`` of ``image``, nothing besides."""
-    return env_snapshot(client, image, bundle_root)
+    ``environment.manifest.env_snapshot`` of ``image``, with the image's bytecode tree
+    (``runtime_verifier.BYTECODE_TREE``) recorded whole when it has one, so that grading may read it
+    (``runtime_verifier.pinned_bytecode``)."""
+    return env_snapshot(client, image, bundle_root, extra_roots=(runtime_verifier.BYTECODE_TREE,))

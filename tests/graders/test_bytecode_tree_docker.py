@@ -1,0 +1,99 @@
+"""The Python task image's bytecode tree (``runtime_verifier.BYTECODE_TREE``) in a real Docker engine, graded as
+Harbor's shared verifier grades a 1.0 bundle: generation records the tree in the environment manifest, grading
+reads it, and what an agent (root in that container) can do to it never decides a reward: a ``.pyc`` planted
+there that carries the fix without the source having it, a file of it changed, a file left writable to others."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from repo2env.bundles.inputs import restamp
+from repo2env.bundles.task_toml import read_task_toml
+from repo2env.checks.controls import grade_shared, shared_container
+from repo2env.environment.images import run_image
+from repo2env.graders.runtime_verifier import BYTECODE_TREE
+
+pytestmark = pytest.mark.docker
+
+# What a root agent plants: the reference's version of every source file it changes, compiled as an
+# unchecked-hash .pyc (Python loads it without looking at the source) at the place the tree gives that source,
+# while /workspace keeps the unfixed source.
+PLANT = f"""
+set -e
+rm -rf /tmp/fixed && cp -a /workspace /tmp/fixed && cd /tmp/fixed && git apply /solution/patch.diff
+for rel in $(git diff --name-only -- '*.py'); do
+  python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[3],
+invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)" \\
+    "/tmp/fixed/$rel" "$(python3 -c "import importlib.util, sys; sys.pycache_prefix = '{BYTECODE_TREE}';
+print(importlib.util.cache_from_source('/workspace/' + sys.argv[1]))" "$rel")" "/workspace/$rel"
+done
+"""
+
+
+@pytest.fixture(scope="module")
+def bundle(demo_generated):
+    out, _ = demo_generated
+    return out / "local__calc-demo-1"
+
+
+def _grade(client, bundle: Path, attack: str | None = None, solve: bool = False) -> tuple[float, dict]:
+    """Grade ``bundle`` in a fresh container of its environment after ``attack`` (bash, as root) and, with
+    ``solve``, the reference solution: (reward, reward-details.json)."""
+    image = run_image(client, bundle, read_task_toml(bundle), bundle.name)
+    folders = {"/logs/verifier": None, "/solution": bundle / "solution"}
+    with shared_container(client, bundle, image, folders) as box:
+        if attack:
+            code, out, _ = box.exec(["bash", "-c", attack], timeout_sec=300)
+            assert code == 0, out
+        if solve:
+            code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
+            assert code == 0, out
+        raw, transcript = grade_shared(box, bundle, 300)
+        details = json.loads(box.read_file("/logs/verifier/reward-details.json") or b"{}")
+    return float(raw.decode().strip()), details
+
+
+def test_the_manifest_records_the_tree_and_grading_reads_it(docker_client, bundle):
+    env = json.loads((bundle / "tests/python_env.json").read_text())
+    assert env["extra_roots"] == [BYTECODE_TREE]
+    pycs = [p for p in env["files"] if p.startswith(BYTECODE_TREE + "/")]
+    assert any("/_pytest/" in p for p in pycs) and any(p.endswith("/json/decoder.cpython-312.pyc") for p in pycs)
+    assert all(p.endswith(".pyc") for p in pycs)
+    assert not [p for p in pycs if p.startswith(f"{BYTECODE_TREE}/workspace/")], "the repository's own bytecode"
+    reward, details = _grade(docker_client, bundle, solve=True)
+    assert (reward, details["bytecode"]) == (1.0, BYTECODE_TREE)
+    reward, details = _grade(docker_client, bundle)
+    assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (0.0, BYTECODE_TREE, 0)
+
+
+def test_a_planted_pyc_in_the_tree_is_an_environment_change(docker_client, bundle, tmp_path):
+    reward, details = _grade(docker_client, bundle, attack=PLANT)
+    assert reward == 0.0
+    assert "changed since the task was built: added " + BYTECODE_TREE + "/workspace/" in details["error"]
+    # the same attack against a grader that reads the tree without the manifest's word gets 1.0: the plant works
+    weak = shutil.copytree(bundle, tmp_path / "weak")
+    env = json.loads((weak / "tests/python_env.json").read_text())
+    env["files"] = {p: d for p, d in env["files"].items() if not p.startswith(BYTECODE_TREE + "/")}
+    env.pop("extra_roots")
+    (weak / "tests/python_env.json").write_text(json.dumps(env))
+    verifier = weak / "tests/verifier.py"
+    text = verifier.read_text()
+    old = '    if not recorded or BYTECODE_TREE not in (recorded.get("extra_roots") or ()):\n        return None\n'
+    assert old in text
+    verifier.write_text(text.replace(old, ""))
+    assert restamp(weak)
+    reward, details = _grade(docker_client, weak, attack=PLANT)
+    assert (reward, details["fail_to_pass_passed"]) == (1.0, details["fail_to_pass_total"])
+
+
+def test_a_changed_pyc_is_caught_and_a_writable_one_is_not_read(docker_client, bundle):
+    env = json.loads((bundle / "tests/python_env.json").read_text())
+    [decoder] = [p for p in env["files"] if p.startswith(BYTECODE_TREE + "/") and p.endswith("/json/decoder."
+                                                                                               "cpython-312.pyc")]
+    reward, details = _grade(docker_client, bundle, attack=f"printf x >> {decoder}", solve=True)
+    assert reward == 0.0 and f"changed since the task was built: changed {decoder}" in details["error"]
+    # same bytes, writable by the tests' user: the tree is not read (compiled afresh), the reward stays right
+    reward, details = _grade(docker_client, bundle, attack=f"chmod 666 {decoder}", solve=True)
+    assert (reward, details["bytecode"]) == (1.0, None)
