@@ -57,3 +57,24 @@ def test_third_party_pipeline_is_found(third_party_plugin):
 def test_missing_pipeline():
     with pytest.raises(PipelineNotFound, match="installed: .*pr_runtime"):
         load_pipeline("does_not_exist")
+
+
+class _Twice:
+    """A pipeline whose plan lists one key twice (as repo_mutate's did when two functions made one edit)."""
+
+    def plan(self, source, options):
+        from repo2env.core.records import Plan, RepoRef
+        return Plan(repo=RepoRef(slug="local/x", path=source), candidates=[("a", 1), ("b", 2), ("a", 3)])
+
+    def candidate_key(self, candidate):
+        return candidate[0]
+
+
+def test_a_plan_holds_each_candidate_key_once(tmp_path):
+    """Two candidates of one key are one task id: were both built, the second's skip would remove the bundle the
+    first verified. The first in plan order stays."""
+    from repo2env.pipeline import GenerateOptions
+    from repo2env.run.generate import plan_candidates
+
+    plan = plan_candidates(_Twice(), str(tmp_path), GenerateOptions(out=tmp_path / "out", repo_name="org/x"))
+    assert plan.candidates == [("a", 1), ("b", 2)] and plan.repo.slug == "org/x"

@@ -24,7 +24,7 @@ from repo2env.core.records import CandidateOutcome
 from repo2env.environment.containers import docker_client, remove_leftovers
 from repo2env.environment.images import require_base_image
 from repo2env.pipeline import load_pipeline
-from repo2env.run.generate import SilentReporter, build_candidate, named
+from repo2env.run.generate import SilentReporter, build_candidate, plan_candidates
 
 EXECUTORS = ("local", "ray")
 
@@ -69,7 +69,7 @@ def ray_unit(source: str, pipeline_name: str, key: str, options) -> CandidateOut
     cache_key = (source, pipeline_name, repr(options))
     if cache_key not in _PLANS:
         pipeline = load_pipeline(pipeline_name)
-        planned = named(pipeline.plan(source, options), options)
+        planned = plan_candidates(pipeline, source, options)
         _PLANS[cache_key] = (pipeline, planned, {pipeline.candidate_key(c): c for c in planned.candidates})
     pipeline, planned, by_key = _PLANS[cache_key]
     if key not in by_key:

@@ -34,7 +34,7 @@ from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
 from repo2env.pipeline import load_pipeline
-from repo2env.run.generate import named
+from repo2env.run.generate import plan_candidates
 from repo2env.run.incremental import fingerprint, hand_edited
 from repo2env.run.state import STATE_FILE, State, outcome_row
 
@@ -154,7 +154,7 @@ def _plans(config: BuildConfig):
             pipeline = None
             try:
                 pipeline = load_pipeline(name)
-                planned = named(pipeline.plan(spec.source, options), options)
+                planned = plan_candidates(pipeline, spec.source, options)
             except R2EError as exc:
                 planned = exc
             yield spec, name, options, pipeline, planned

@@ -11,14 +11,17 @@ from repo2env.environment.containers import TaskContainer
 
 
 def env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path,
-                 extra_roots: tuple[str, ...] = ()) -> tuple[str, int] | None:
-    """``env_guard.py snapshot [extra_roots]`` in a fresh container of ``image`` (the bundle's ``tests/`` put in
-    at ``/tests``): the JSON text, and the seconds it took rounded up to a multiple of 5 (the grader's check costs
+                 extra_roots: tuple[str, ...] = (), cache_roots: tuple[str, ...] = ()) -> tuple[str, int] | None:
+    """``env_guard.py snapshot [extra_roots] [--cache=cache_roots]`` in a fresh container of ``image`` (the
+    bundle's ``tests/`` put in at ``/tests``): the JSON text, and the seconds it took rounded up to a multiple of 5 (the grader's check costs
     about the same; coarse, so that two builds write the same budget). ``extra_roots``: folders recorded whole
-    besides the Python environment (a toolchain, a module cache). None when it cannot be taken."""
+    besides the Python environment (a toolchain, a module cache); ``cache_roots``: folders recorded whole whose
+    differences grading forgives (it then does not read them: ``env_guard.check``). None when it cannot be
+    taken."""
     with TaskContainer(client, image) as box:
         box.put_dir(bundle_root / "tests", "/tests")
-        code, out, seconds = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot", *extra_roots],
+        code, out, seconds = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot", *extra_roots,
+                                       *(f"--cache={c}" for c in cache_roots)],
                                       timeout_sec=300, tail=None)
     if code != 0:
         return None

@@ -11,16 +11,19 @@ cached bytecode: ``PYTHONPYCACHEPREFIX`` points at a fresh folder). It cannot ha
 first ``FULL_DIGEST_BYTES`` are read (its size is part of the digest), so a huge sparse file costs no more than a
 small one. Recorded when the task is generated
 (``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
-grader then scores 0 without running a test.
+grader then scores 0 without running a test. A cache root (``cache_roots``: a bytecode tree the test run may
+read instead of compiling afresh) is recorded whole too, but a difference under it is no reason to score 0:
+``check`` says which cache roots are intact, and the grader reads only those (an honest agent that deleted
+every ``.pyc`` on the machine has removed a cache, not solved or broken anything).
 
 ``kill_strays()``: before the grader reads anything (the bootstrap in test.sh runs this very code) and after the
 tests, every process but the grader, its ancestors and the container's main chain (pid 1, its oldest child, that one's oldest child, ...: ``docker-init`` -> ``sh -c "sleep infinity"`` -> ``sleep``
 as Harbor starts it) is killed, so nothing the agent or the tests started (say, a daemon waiting to overwrite the
 reward, which ends up a younger child of pid 1) outlives them.
 
-``python3 env_guard.py snapshot [FOLDER ...] [--skip=NAME ...]`` prints the snapshot as JSON (the folders
-recorded too, folders called NAME left out); ``python3 env_guard.py kill-strays`` kills the
-strays.
+``python3 env_guard.py snapshot [FOLDER ...] [--skip=NAME ...] [--cache=FOLDER ...]`` prints the snapshot
+as JSON (the folders recorded too, folders called NAME left out, the cache folders recorded as cache roots);
+``python3 env_guard.py kill-strays`` kills the strays.
 """
 
 import hashlib
@@ -117,16 +120,18 @@ def system_paths():
     return paths + sorted(libraries)
 
 
-def snapshot(extra_roots=(), skip_dirs=()):
+def snapshot(extra_roots=(), skip_dirs=(), cache_roots=()):
     """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target.
     ``extra_roots``: more folders to record whole (a toolchain language's compiler, module cache and build cache:
     what its test runs read besides the workspace), kept in the snapshot as ``extra_roots`` for ``compare``;
     ``skip_dirs``: folder names left out wherever they are (a runner's cache, which the grader removes before it
-    runs), kept as ``skip_dirs``."""
+    runs), kept as ``skip_dirs``; ``cache_roots``: folders recorded whole whose differences ``compare`` forgives
+    and ``check`` reports (existing ones, by real path), kept as ``cache_roots``."""
     files = {}
     skipped = set(skip_dirs) | {"__pycache__"}
     extra = sorted(os.path.realpath(r) for r in extra_roots if os.path.isdir(r))
-    for root in roots() + extra:
+    caches = sorted(os.path.realpath(r) for r in cache_roots if os.path.isdir(r))
+    for root in roots() + extra + caches:
         for folder, dirs, names in os.walk(root):
             links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # recorded, never followed
             dirs[:] = sorted(d for d in dirs if d not in skipped and d not in links)
@@ -150,23 +155,41 @@ def snapshot(extra_roots=(), skip_dirs=()):
         found["extra_roots"] = extra
     if skip_dirs:
         found["skip_dirs"] = sorted(skip_dirs)
+    if caches:
+        found["cache_roots"] = caches
     return found
 
 
-def compare(recorded):
-    """A one-line reason when the environment differs from ``recorded`` (a snapshot), else None."""
-    now = snapshot(recorded.get("extra_roots") or (), recorded.get("skip_dirs") or ())["files"]
+def check(recorded):
+    """``(reason, intact)``: a one-line reason when the environment differs from ``recorded`` (a snapshot)
+    outside its cache roots, else None; and the cache roots of ``recorded`` under which nothing was added,
+    removed or changed (sorted real paths). One walk of the environment."""
+    caches = list(recorded.get("cache_roots") or ())
+    now = snapshot(recorded.get("extra_roots") or (), recorded.get("skip_dirs") or (), caches)["files"]
     before = recorded.get("files", {})
-    added = sorted(set(now) - set(before))
-    removed = sorted(set(before) - set(now))
-    changed = sorted(p for p in set(now) & set(before) if now[p] != before[p])
+    differing = (set(now) ^ set(before)) | {p for p in set(now) & set(before) if now[p] != before[p]}
+
+    def cache_of(path):
+        return next((c for c in caches if path == c or path.startswith(c + os.sep)), None)
+
+    spoilt = {cache_of(p) for p in differing} - {None}
+    differing = {p for p in differing if cache_of(p) is None}
+    intact = sorted(c for c in caches if c not in spoilt and os.path.realpath(c) == c)
+    added = sorted(p for p in differing if p not in before)
+    removed = sorted(p for p in differing if p not in now)
+    changed = sorted(p for p in differing if p in before and p in now)
     for label, paths in (("added", added), ("changed", changed), ("removed", removed)):
         if paths:
-            more = " (and %d more)" % (len(added) + len(changed) + len(removed) - 1) if \
-                len(added) + len(changed) + len(removed) > 1 else ""
+            more = " (and %d more)" % (len(differing) - 1) if len(differing) > 1 else ""
             what = "environment" if recorded.get("extra_roots") else "python environment"
-            return "%s changed since the task was built: %s %s%s" % (what, label, paths[0], more)
-    return None
+            return "%s changed since the task was built: %s %s%s" % (what, label, paths[0], more), intact
+    return None, intact
+
+
+def compare(recorded):
+    """A one-line reason when the environment differs from ``recorded`` (a snapshot) outside its cache roots,
+    else None (``check``)."""
+    return check(recorded)[0]
 
 
 def _stat(pid):
@@ -235,11 +258,13 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["snapshot"]:
         args = sys.argv[2:]
         skip = [a[len("--skip="):] for a in args if a.startswith("--skip=")]
-        sys.stdout.write(json.dumps(snapshot([a for a in args if not a.startswith("--skip=")], skip),
+        cache = [a[len("--cache="):] for a in args if a.startswith("--cache=")]
+        sys.stdout.write(json.dumps(snapshot([a for a in args if not a.startswith("--")], skip, cache),
                                     sort_keys=True))
         sys.exit(0)
     if sys.argv[1:] == ["kill-strays"]:
         kill_strays()
         sys.exit(0)
-    sys.stderr.write("usage: env_guard.py snapshot [EXTRA_ROOT ...] [--skip=DIRNAME ...] | kill-strays\n")
+    sys.stderr.write("usage: env_guard.py snapshot [EXTRA_ROOT ...] [--skip=DIRNAME ...] [--cache=DIR ...] "
+                     "| kill-strays\n")
     sys.exit(2)

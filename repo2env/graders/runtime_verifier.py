@@ -18,9 +18,10 @@ configuration and programs behind; the code under test is the agent's):
    is read. Then every grading input (``INPUT_FILES`` and the overlay) is read once into memory and its digest
    compared with the one ``test.sh`` carries (rendered at generation): inputs rewritten after upload grade 0.
 2. The Python environment is compared with ``python_env.json`` (``env_guard.compare``: regular files only, bounded
-   reads); any change grades 0 without running a test. The task image's bytecode tree (``BYTECODE_TREE``), when
-   the manifest records it whole, is what pytest then reads for the standard library and packages
-   (``pinned_bytecode``); otherwise every module is compiled afresh.
+   reads); any change grades 0 without running a test. The task image's bytecode tree (``BYTECODE_TREE``), a
+   cache root of the manifest, is what pytest then reads for the standard library and packages when nothing
+   in it changed (``pinned_bytecode``); otherwise every module is compiled afresh (a changed cache is not a
+   reason to grade 0: deleting it solves nothing and breaks nothing).
 3. The workspace is prepared without git (no program the agent can configure runs): every test file and test
    configuration file is written from the overlay shipped in ``tests/overlay/`` (the bytes they must have), test
    configuration files and modules shadowing an installed one that are not in the base commit's tree
@@ -312,7 +313,7 @@ def _shadowing_names():
 
 
 # The task image's compiled standard library and packages (PYTHONPYCACHEPREFIX layout; the Python task image's
-# bytecode step, repo2env.environment.images), recorded whole in python_env.json: ``pinned_bytecode``.
+# bytecode step, repo2env.environment.images), a cache root of python_env.json: ``pinned_bytecode``.
 BYTECODE_TREE = "/opt/r2e/bytecode"
 MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")  # what an import can load: source, sourceless bytecode, extensions
 
@@ -957,13 +958,13 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     return code, time.time() - start, out[-4000:]
 
 
-def pinned_bytecode(recorded):
-    """``BYTECODE_TREE`` when grading may read it, else None: the environment manifest ``recorded``
-    (``python_env.json``, already compared with the container: every file of the tree is the one compiled when
-    the task image was built, none added) records the tree whole (``extra_roots``), and the tree, its folders
-    and every folder above it are root's and writable by no one else (``_root_only_tree``), so neither the code
-    under test nor anything the agent left can change a file of it while the tests run."""
-    if not recorded or BYTECODE_TREE not in (recorded.get("extra_roots") or ()):
+def pinned_bytecode(intact):
+    """``BYTECODE_TREE`` when grading may read it, else None: it is among ``intact`` (the manifest's cache roots
+    in which ``env_guard.check`` found nothing added, removed or changed since the task image was built: every
+    file of it is the one compiled then), and the tree, its folders and every folder above it are root's and
+    writable by no one else (``_root_only_tree``), so neither the code under test nor anything the agent left
+    can change a file of it while the tests run."""
+    if BYTECODE_TREE not in intact:
         return None
     if not os.path.isdir(BYTECODE_TREE) or os.path.islink(BYTECODE_TREE) or not _root_only_writable(BYTECODE_TREE):
         return None
@@ -1183,8 +1184,9 @@ def cmd_grade(args):
         config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
         if not f2p:
             raise RuntimeError("no FAIL_TO_PASS test to grade")
+        intact = ()
         if inputs["python_env"] is not None:
-            changed = env_guard.compare(inputs["python_env"])
+            changed, intact = env_guard.check(inputs["python_env"])
             if changed:
                 raise RuntimeError(changed)
         ws = config["workspace"]
@@ -1196,7 +1198,7 @@ def cmd_grade(args):
                                     graded=set(f2p) | set(p2p))
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
-        bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(inputs["python_env"])
+        bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
         code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
                                          config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)

@@ -221,9 +221,18 @@ def _precheck_output(out: Path) -> None:
             locks.take(handle, out)
 
 
-def named(plan, options: GenerateOptions):
-    """``plan`` with the repository named ``options.repo_name`` (``--repo-name owner/name``) when given: task
-    ids, ledger rows and ``[metadata.repo2env].repo`` then follow it, whatever the clone's folder is called."""
+def plan_candidates(pipeline, source: str, options: GenerateOptions):
+    """``pipeline.plan(source, options)`` with each candidate key once (the first in plan order: two candidates
+    of one key are one task id, and the second's skip would remove the first's bundle) and the repository named
+    ``options.repo_name`` (``--repo-name owner/name``) when given: task ids, ledger rows and
+    ``[metadata.repo2env].repo`` then follow it, whatever the clone's folder is called. Raises what ``plan``
+    raises (``InputError`` for bad input)."""
+    plan = pipeline.plan(source, options)
+    by_key: dict = {}
+    for candidate in plan.candidates:
+        by_key.setdefault(pipeline.candidate_key(candidate), candidate)
+    if len(by_key) < len(plan.candidates):
+        plan = dataclasses.replace(plan, candidates=list(by_key.values()))
     if options.repo_name:
         return dataclasses.replace(plan, repo=plan.repo.model_copy(update={"slug": options.repo_name}))
     return plan
@@ -249,7 +258,7 @@ def dry_run(pipeline_name: str, source: str, options: GenerateOptions) -> tuple[
     options = _check_format(pipeline, pipeline_name, options)
     _precheck_output(options.out)
     try:
-        plan = named(pipeline.plan(source, options), options)
+        plan = plan_candidates(pipeline, source, options)
         path = generate_state_path(options.out)
         state = State(path) if path.is_file() else None
         rows = []
@@ -322,7 +331,7 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
     if remote:  # listing a remote source can take long: fail on Docker or --out first
         client = _engine()
         _precheck_output(options.out)
-    plan = named(pipeline.plan(source, options), options)
+    plan = plan_candidates(pipeline, source, options)
     if not remote:  # a local plan is quick and its bad input is reported without an engine
         client = _engine()
     lock = _prepare_output(options.out)

@@ -1,7 +1,8 @@
 """The Python task image's bytecode tree (``runtime_verifier.BYTECODE_TREE``) in a real Docker engine, graded as
-Harbor's shared verifier grades a 1.0 bundle: generation records the tree in the environment manifest, grading
-reads it, and what an agent (root in that container) can do to it never decides a reward: a ``.pyc`` planted
-there that carries the fix without the source having it, a file of it changed, a file left writable to others."""
+Harbor's shared verifier grades a 1.0 bundle: generation records the tree in the environment manifest as a cache
+root, grading reads it while it is intact, and what an agent (root in that container) can do to it never decides
+a reward: a ``.pyc`` planted there that carries the fix without the source having it, a file of it changed, a
+file left writable to others, the tree deleted (by an agent that solved the task and cleaned up)."""
 
 import json
 import shutil
@@ -57,7 +58,7 @@ def _grade(client, bundle: Path, attack: str | None = None, solve: bool = False)
 
 def test_the_manifest_records_the_tree_and_grading_reads_it(docker_client, bundle):
     env = json.loads((bundle / "tests/python_env.json").read_text())
-    assert env["extra_roots"] == [BYTECODE_TREE]
+    assert env["cache_roots"] == [BYTECODE_TREE] and "extra_roots" not in env
     pycs = [p for p in env["files"] if p.startswith(BYTECODE_TREE + "/")]
     assert any("/_pytest/" in p for p in pycs) and any(p.endswith("/json/decoder.cpython-312.pyc") for p in pycs)
     assert all(p.endswith(".pyc") for p in pycs)
@@ -68,32 +69,31 @@ def test_the_manifest_records_the_tree_and_grading_reads_it(docker_client, bundl
     assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (0.0, BYTECODE_TREE, 0)
 
 
-def test_a_planted_pyc_in_the_tree_is_an_environment_change(docker_client, bundle, tmp_path):
+def test_a_planted_pyc_in_the_tree_is_never_read(docker_client, bundle, tmp_path):
     reward, details = _grade(docker_client, bundle, attack=PLANT)
-    assert reward == 0.0
-    assert "changed since the task was built: added " + BYTECODE_TREE + "/workspace/" in details["error"]
-    # the same attack against a grader that reads the tree without the manifest's word gets 1.0: the plant works
+    assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (0.0, None, 0)
+    assert "error" not in details  # graded, with every module compiled afresh
+    # the same attack against a grader that reads the tree whether or not it is intact gets 1.0: the plant works
     weak = shutil.copytree(bundle, tmp_path / "weak")
-    env = json.loads((weak / "tests/python_env.json").read_text())
-    env["files"] = {p: d for p, d in env["files"].items() if not p.startswith(BYTECODE_TREE + "/")}
-    env.pop("extra_roots")
-    (weak / "tests/python_env.json").write_text(json.dumps(env))
     verifier = weak / "tests/verifier.py"
     text = verifier.read_text()
-    old = '    if not recorded or BYTECODE_TREE not in (recorded.get("extra_roots") or ()):\n        return None\n'
+    old = "    if BYTECODE_TREE not in intact:\n        return None\n"
     assert old in text
     verifier.write_text(text.replace(old, ""))
     assert restamp(weak)
     reward, details = _grade(docker_client, weak, attack=PLANT)
-    assert (reward, details["fail_to_pass_passed"]) == (1.0, details["fail_to_pass_total"])
+    assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (1.0, BYTECODE_TREE,
+                                                                            details["fail_to_pass_total"])
 
 
-def test_a_changed_pyc_is_caught_and_a_writable_one_is_not_read(docker_client, bundle):
+@pytest.mark.parametrize("attack", [
+    "printf x >> {decoder}",  # a file of the tree changed: not read
+    "chmod 666 {decoder}",  # same bytes, writable by the tests' user: not read
+    "find / -xdev -name '*.pyc' -delete",  # an agent's clean-up: a cache gone, nothing broken
+])
+def test_a_spoilt_tree_is_not_read_and_the_reward_stays_right(docker_client, bundle, attack):
     env = json.loads((bundle / "tests/python_env.json").read_text())
     [decoder] = [p for p in env["files"] if p.startswith(BYTECODE_TREE + "/") and p.endswith("/json/decoder."
                                                                                                "cpython-312.pyc")]
-    reward, details = _grade(docker_client, bundle, attack=f"printf x >> {decoder}", solve=True)
-    assert reward == 0.0 and f"changed since the task was built: changed {decoder}" in details["error"]
-    # same bytes, writable by the tests' user: the tree is not read (compiled afresh), the reward stays right
-    reward, details = _grade(docker_client, bundle, attack=f"chmod 666 {decoder}", solve=True)
-    assert (reward, details["bytecode"]) == (1.0, None)
+    reward, details = _grade(docker_client, bundle, attack=attack.format(decoder=decoder), solve=True)
+    assert (reward, details["bytecode"], details.get("error")) == (1.0, None, None)

@@ -68,6 +68,35 @@ def test_a_preload_list_or_a_shell_that_appears_or_changes_is_caught(tmp_path, m
     assert str(shell) in env_guard.compare(recorded)
 
 
+def test_a_cache_root_that_changed_is_reported_not_intact_and_forgiven(tmp_path, monkeypatch):
+    """A cache root (the task image's bytecode tree) is recorded whole; a file added, changed or removed under it
+    leaves ``check`` without a reason but drops that root from the intact ones, while a change outside it is a
+    reason as before."""
+    root, cache, other = tmp_path / "site-packages", tmp_path / "bytecode", tmp_path / "other-cache"
+    for folder in (root, cache, other):
+        folder.mkdir()
+    (root / "mod.py").write_text("x = 1\n")
+    (cache / "mod.cpython-312.pyc").write_bytes(b"compiled")
+    (other / "a.pyc").write_bytes(b"a")
+    monkeypatch.setattr(env_guard, "roots", lambda: [str(root)])
+    monkeypatch.setattr(env_guard, "SYSTEM_FILES", ())
+    recorded = env_guard.snapshot(cache_roots=(str(cache), str(other), str(tmp_path / "absent")))
+    assert recorded["cache_roots"] == [str(cache), str(other)]
+    assert str(cache / "mod.cpython-312.pyc") in recorded["files"]
+    assert env_guard.check(recorded) == (None, [str(cache), str(other)])
+    (cache / "planted.cpython-312.pyc").write_bytes(b"the fix")
+    assert env_guard.check(recorded) == (None, [str(other)])
+    (cache / "planted.cpython-312.pyc").unlink()
+    (other / "a.pyc").unlink()
+    assert env_guard.check(recorded) == (None, [str(cache)])
+    (cache / "mod.cpython-312.pyc").write_bytes(b"changed")
+    (root / "mod.py").write_text("x = 2\n")
+    reason, intact = env_guard.check(recorded)
+    assert intact == [] and reason == ("python environment changed since the task was built: changed "
+                                       + str(root / "mod.py"))
+    assert env_guard.compare(recorded) == reason
+
+
 HOPPER_C = r"""
 #include <fcntl.h>
 #include <unistd.h>

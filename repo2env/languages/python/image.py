@@ -28,6 +28,6 @@ def pinned_plugins(client: docker.DockerClient, image: str, bundle_root: Path) -
 def python_env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path) -> tuple[str, int] | None:
     """The Python environment the grader checks against (``tests/python_env.json``):
     ``environment.manifest.env_snapshot`` of ``image``, with the image's bytecode tree
-    (``runtime_verifier.BYTECODE_TREE``) recorded whole when it has one, so that grading may read it
-    (``runtime_verifier.pinned_bytecode``)."""
-    return env_snapshot(client, image, bundle_root, extra_roots=(runtime_verifier.BYTECODE_TREE,))
+    (``runtime_verifier.BYTECODE_TREE``) recorded whole as a cache root when it has one, so that grading reads
+    it while it is intact (``runtime_verifier.pinned_bytecode``)."""
+    return env_snapshot(client, image, bundle_root, cache_roots=(runtime_verifier.BYTECODE_TREE,))

@@ -141,16 +141,17 @@ def functions(tree: ast.AST):
     yield from walk(tree, "")
 
 
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
 def _own_nodes(fn: ast.AST):
-    """The nodes of ``fn``'s body, nested functions and classes left out (they are mutated as functions of their
-    own)."""
-    stack = list(fn.body)
+    """The nodes of ``fn``'s body, nested functions and classes left out wherever they stand, a statement of the
+    body itself included (they are mutated as functions of their own: one edit, one function, one key)."""
+    stack = [node for node in fn.body if not isinstance(node, _NESTED)]
     while stack:
         node = stack.pop(0)
         yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
+        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED))
 
 
 def _is_docstring(fn: ast.AST, stmt: ast.AST) -> bool:

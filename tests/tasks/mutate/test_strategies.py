@@ -96,3 +96,37 @@ def test_planted_bugs_name_their_enclosing_function(new_repo, tmp_path):
     spec.write_text('[{"path": "pkg/core.py", "find": "nowhere", "replace": "x"}]')
     with pytest.raises(InputError, match="entry 0: 'nowhere' is not in pkg/core.py"):
         planted_mutations(spec, str(repo), revision)
+
+
+NESTED = '''\
+def search(query, reraise=False):
+    found = []
+
+    def _enter(value):
+        if reraise:
+            raise ValueError(value)
+        return query(value)
+
+    class Hit:
+        def score(self):
+            return 1 < 2
+
+    found.append(_enter(1))
+    return found
+'''
+
+
+def test_an_edit_inside_a_nested_function_or_class_is_made_once_by_the_innermost():
+    """A nested ``def`` or ``class`` standing in the outer body is the inner function's to mutate: the outer one
+    gets none of its edits, so no key is planned twice (two candidates of one key are one task id)."""
+    data = NESTED.encode()
+    found = function_mutations("pkg/search.py", data)
+    keys = [m.key for ms in found.values() for m in ms]
+    assert len(keys) == len(set(keys))
+    inner = {"search._enter": "reraise", "search.Hit.score": "1 < 2"}
+    for name, text in inner.items():
+        start = NESTED.index(text)
+        assert any(e.start >= start for m in found[name] for e in m.edits)
+        assert not [m for m in found["search"] for e in m.edits if start <= e.start < start + len(text)], name
+    assert not [m for m in found["search"] if m.strategy == "drop_statement" and b"def _enter" in
+                data[m.edits[0].start:m.edits[0].end]]
