@@ -67,7 +67,9 @@ def main() -> None:
           f"({len(kept) / hours if hours else 0:.0f} tasks/hour, jobs {args.jobs}); errors {len(errors)}")
     first_hour = [r for r in kept
                   if (datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")) - started).total_seconds() <= 3600]
-    print(f"verified within the first hour (call map included): {len(first_hour)}")
+    in_out = [r for r in first_hour if (args.out / r["task_id"] / "task.toml").is_file()]
+    print(f"verified within the first hour (call map included): {len(first_hour)}, of them in --out now: "
+          f"{len(in_out)}")
     print(f"{'reason':<24} {'count':>6}")
     for reason, count in reasons.most_common():
         print(f"{reason:<24} {count:>6}")
@@ -83,7 +85,8 @@ def main() -> None:
     if seconds:
         print(f"seconds per candidate: mean {sum(seconds) / len(seconds):.1f}, per kept task "
               f"{sum(seconds) / max(1, len(kept)):.1f} (summed over workers)")
-    for row in kept[:args.samples]:
+    shown = [r for r in kept if (args.out / r["task_id"] / "instruction.md").is_file()]
+    for row in shown[:args.samples]:
         text = (args.out / row["task_id"] / "instruction.md").read_text().split("\n\nGrading puts")[0]
         print(f"\n--- {row['task_id']}\n{text.strip()}")
 
