@@ -12,7 +12,8 @@ first ``FULL_DIGEST_BYTES`` are read (its size is part of the digest), so a huge
 small one. Recorded when the task is generated
 (``tests/python_env.json``); ``compare`` at grading time names any file added, removed or changed, and the
 grader then scores 0 without running a test. A cache root (``cache_roots``: a bytecode tree the test run may
-read instead of compiling afresh) is recorded whole too, but a difference under it is no reason to score 0:
+read instead of compiling afresh) is recorded whole too (``__pycache__`` included; a file too large to digest
+whole spoils it), but a difference under it is no reason to score 0:
 ``check`` says which cache roots are intact, and the grader reads only those (an honest agent that deleted
 every ``.pyc`` on the machine has removed a cache, not solved or broken anything).
 
@@ -120,37 +121,60 @@ def system_paths():
     return paths + sorted(libraries)
 
 
-def snapshot(extra_roots=(), skip_dirs=(), cache_roots=()):
-    """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target.
-    ``extra_roots``: more folders to record whole (a toolchain language's compiler, module cache and build cache:
-    what its test runs read besides the workspace), kept in the snapshot as ``extra_roots`` for ``compare``;
-    ``skip_dirs``: folder names left out wherever they are (a runner's cache, which the grader removes before it
-    runs), kept as ``skip_dirs``; ``cache_roots``: folders recorded whole whose differences ``compare`` forgives
-    and ``check`` reports (existing ones, by real path), kept as ``cache_roots``."""
-    files = {}
-    skipped = set(skip_dirs) | {"__pycache__"}
-    extra = sorted(os.path.realpath(r) for r in extra_roots if os.path.isdir(r))
-    caches = sorted(os.path.realpath(r) for r in cache_roots if os.path.isdir(r))
-    for root in roots() + extra + caches:
-        for folder, dirs, names in os.walk(root):
-            links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # recorded, never followed
-            dirs[:] = sorted(d for d in dirs if d not in skipped and d not in links)
-            bookkeeping = folder.endswith(".dist-info")
-            for name in names + links:
-                if bookkeeping and name in BOOKKEEPING:
-                    continue
-                path = os.path.join(folder, name)
-                try:
+def _walk(root, files, skipped=(), whole=False):
+    """Record every file and symlink under ``root`` into ``files`` (symlinks by target, never followed; folders
+    named in ``skipped`` and installer ``BOOKKEEPING`` left out). ``whole``: a cache root, walked with nothing
+    left out, and a regular file too large to digest whole recorded as ``oversize`` (a cache holding one is
+    never intact: its tail could change unseen)."""
+    for folder, dirs, names in os.walk(root):
+        links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # recorded, never followed
+        dirs[:] = sorted(d for d in dirs if (whole or d not in skipped) and d not in links)
+        bookkeeping = not whole and folder.endswith(".dist-info")
+        for name in names + links:
+            if bookkeeping and name in BOOKKEEPING:
+                continue
+            path = os.path.join(folder, name)
+            try:
+                if whole and os.lstat(path).st_size > FULL_DIGEST_BYTES and not os.path.islink(path):
+                    files[path] = OVERSIZE
+                else:
                     files[path] = _entry(path)
-                except OSError:
-                    files[path] = "unreadable"
+            except OSError:
+                files[path] = "unreadable"
+
+
+OVERSIZE = "oversize"  # what a cache root's file larger than FULL_DIGEST_BYTES is recorded as
+
+
+def _files(extra, skip_dirs, caches):
+    """(the environment's files, the cache roots' files): the walks of ``snapshot``."""
+    files, cached = {}, {}
+    for root in roots() + extra:
+        _walk(root, files, set(skip_dirs) | {"__pycache__"})
+    for root in caches:
+        _walk(root, cached, whole=True)
     exe = os.path.realpath(sys.executable)
     for path in [exe] + system_paths():
         try:
             files[os.path.realpath(path)] = _entry(os.path.realpath(path))
         except OSError:
             files[os.path.realpath(path)] = "absent"
-    found = {"roots": roots(), "files": files, "executable": exe}
+    return files, cached
+
+
+def snapshot(extra_roots=(), skip_dirs=(), cache_roots=()):
+    """``{"roots": [...], "files": {path: digest}}`` (module docstring). Symlinks are recorded by target.
+    ``extra_roots``: more folders to record whole (a toolchain language's compiler, module cache and build cache:
+    what its test runs read besides the workspace), kept in the snapshot as ``extra_roots`` for ``compare``;
+    ``skip_dirs``: folder names left out wherever they are (a runner's cache, which the grader removes before it
+    runs), kept as ``skip_dirs``; ``cache_roots``: folders recorded whole, ``__pycache__`` and ``skip_dirs``
+    included, whose differences ``compare`` forgives and ``check`` reports (existing ones, by real path), kept
+    as ``cache_roots``."""
+    extra = sorted(os.path.realpath(r) for r in extra_roots if os.path.isdir(r))
+    caches = sorted(os.path.realpath(r) for r in cache_roots if os.path.isdir(r))
+    files, cached = _files(extra, skip_dirs, caches)
+    files.update(cached)
+    found = {"roots": roots(), "files": files, "executable": os.path.realpath(sys.executable)}
     if extra:
         found["extra_roots"] = extra
     if skip_dirs:
@@ -163,16 +187,25 @@ def snapshot(extra_roots=(), skip_dirs=(), cache_roots=()):
 def check(recorded):
     """``(reason, intact)``: a one-line reason when the environment differs from ``recorded`` (a snapshot)
     outside its cache roots, else None; and the cache roots of ``recorded`` under which nothing was added,
-    removed or changed (sorted real paths). One walk of the environment."""
+    removed or changed and no file is ``OVERSIZE`` (sorted real paths). One walk of the environment. Only what
+    the walk of a cache root found is forgiven: a file of the environment (a Python root's, a system path's
+    real path) lying inside a cache root is a reason, so that a folder linked into a cache is never excused."""
     caches = list(recorded.get("cache_roots") or ())
-    now = snapshot(recorded.get("extra_roots") or (), recorded.get("skip_dirs") or (), caches)["files"]
-    before = recorded.get("files", {})
-    differing = (set(now) ^ set(before)) | {p for p in set(now) & set(before) if now[p] != before[p]}
+    extra = sorted(os.path.realpath(r) for r in (recorded.get("extra_roots") or ()) if os.path.isdir(r))
+    main, cached = _files(extra, recorded.get("skip_dirs") or (), [c for c in caches if os.path.isdir(c)])
 
     def cache_of(path):
         return next((c for c in caches if path == c or path.startswith(c + os.sep)), None)
 
-    spoilt = {cache_of(p) for p in differing} - {None}
+    what = "environment" if recorded.get("extra_roots") else "python environment"
+    inside = sorted(p for p in main if cache_of(p))
+    if inside:
+        return "%s changed since the task was built: %s lies inside the cache %s" % (
+            what, inside[0], cache_of(inside[0])), []
+    now = dict(main, **cached)
+    before = recorded.get("files", {})
+    differing = (set(now) ^ set(before)) | {p for p in set(now) & set(before) if now[p] != before[p]}
+    spoilt = {cache_of(p) for p in differing} | {cache_of(p) for p, entry in cached.items() if entry == OVERSIZE}
     differing = {p for p in differing if cache_of(p) is None}
     intact = sorted(c for c in caches if c not in spoilt and os.path.realpath(c) == c)
     added = sorted(p for p in differing if p not in before)
@@ -181,7 +214,6 @@ def check(recorded):
     for label, paths in (("added", added), ("changed", changed), ("removed", removed)):
         if paths:
             more = " (and %d more)" % (len(differing) - 1) if len(differing) > 1 else ""
-            what = "environment" if recorded.get("extra_roots") else "python environment"
             return "%s changed since the task was built: %s %s%s" % (what, label, paths[0], more), intact
     return None, intact
 

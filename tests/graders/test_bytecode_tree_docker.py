@@ -33,6 +33,25 @@ done
 """
 
 
+# The same plant where the stock walk of an environment looks away: a folder called __pycache__. The package's
+# __init__ puts its own __pycache__ (a link back to itself) first on __path__, so its modules are imported from
+# /workspace/<pkg>/__pycache__/<name>.py, whose bytecode the tree would hold at <tree>/workspace/<pkg>/__pycache__/.
+PLANT_PYCACHE = f"""
+set -e
+rm -rf /tmp/fixed && cp -a /workspace /tmp/fixed && cd /tmp/fixed && git apply /solution/patch.diff
+for rel in $(git diff --name-only -- '*.py'); do
+  pkg=$(dirname "$rel"); name=$(basename "$rel")
+  ln -sfn . "/workspace/$pkg/__pycache__"
+  grep -q r2e-plant "/workspace/$pkg/__init__.py" || \
+    printf '\n__path__.insert(0, __path__[0] + "/__pycache__")  # r2e-plant\n' >> "/workspace/$pkg/__init__.py"
+  python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[3],
+invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)" \
+    "/tmp/fixed/$rel" "$(python3 -c "import importlib.util, sys; sys.pycache_prefix = '{BYTECODE_TREE}';
+print(importlib.util.cache_from_source(sys.argv[1]))" "/workspace/$pkg/__pycache__/$name")" "/workspace/$rel"
+done
+"""
+
+
 @pytest.fixture(scope="module")
 def bundle(demo_generated):
     out, _ = demo_generated
@@ -70,9 +89,10 @@ def test_the_manifest_records_the_tree_and_grading_reads_it(docker_client, bundl
 
 
 def test_a_planted_pyc_in_the_tree_is_never_read(docker_client, bundle, tmp_path):
-    reward, details = _grade(docker_client, bundle, attack=PLANT)
-    assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (0.0, None, 0)
-    assert "error" not in details  # graded, with every module compiled afresh
+    for attack in (PLANT, PLANT_PYCACHE):
+        reward, details = _grade(docker_client, bundle, attack=attack)
+        assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (0.0, None, 0)
+        assert "error" not in details  # graded, with every module compiled afresh
     # the same attack against a grader that reads the tree whether or not it is intact gets 1.0: the plant works
     weak = shutil.copytree(bundle, tmp_path / "weak")
     verifier = weak / "tests/verifier.py"
@@ -81,9 +101,10 @@ def test_a_planted_pyc_in_the_tree_is_never_read(docker_client, bundle, tmp_path
     assert old in text
     verifier.write_text(text.replace(old, ""))
     assert restamp(weak)
-    reward, details = _grade(docker_client, weak, attack=PLANT)
-    assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (1.0, BYTECODE_TREE,
-                                                                            details["fail_to_pass_total"])
+    for attack in (PLANT, PLANT_PYCACHE):
+        reward, details = _grade(docker_client, weak, attack=attack)
+        assert (reward, details["bytecode"], details["fail_to_pass_passed"]) == (1.0, BYTECODE_TREE,
+                                                                                details["fail_to_pass_total"])
 
 
 @pytest.mark.parametrize("attack", [

@@ -97,6 +97,37 @@ def test_a_cache_root_that_changed_is_reported_not_intact_and_forgiven(tmp_path,
     assert env_guard.compare(recorded) == reason
 
 
+def test_a_cache_root_is_walked_whole_and_excuses_only_what_its_walk_found(tmp_path, monkeypatch):
+    """Inside a cache root nothing is left out: a ``.pyc`` planted under a ``__pycache__`` folder there (which
+    Python loads for a source reached through a package path pointing at such a folder) spoils it, and so does a
+    file too large to digest whole. A path of the environment whose real path lies inside a cache root (a
+    preload list linked into the tree) is a reason, not a forgiven cache change."""
+    root, cache = tmp_path / "site-packages", tmp_path / "bytecode"
+    root.mkdir()
+    (cache / "workspace" / "pkg").mkdir(parents=True)
+    (cache / "mod.cpython-312.pyc").write_bytes(b"compiled")
+    preload = tmp_path / "ld.so.preload"
+    monkeypatch.setattr(env_guard, "roots", lambda: [str(root)])
+    monkeypatch.setattr(env_guard, "SYSTEM_FILES", (str(preload),))
+    monkeypatch.setattr(env_guard, "FULL_DIGEST_BYTES", 1024)
+    recorded = env_guard.snapshot(cache_roots=(str(cache),))
+    assert env_guard.check(recorded) == (None, [str(cache)])
+    planted = cache / "workspace" / "pkg" / "__pycache__" / "mod.cpython-312.pyc"
+    planted.parent.mkdir()
+    planted.write_bytes(b"unchecked-hash pyc of the fix")
+    assert env_guard.check(recorded) == (None, [])
+    planted.unlink()
+    big = cache / "big.cpython-312.pyc"
+    big.write_bytes(b"a" * 2048)
+    assert env_guard.check(env_guard.snapshot(cache_roots=(str(cache),))) == (None, [])
+    big.unlink()
+    (cache / "hook.so").write_text("evil")
+    preload.symlink_to(cache / "hook.so")
+    reason, intact = env_guard.check(recorded)
+    assert intact == [] and reason == ("python environment changed since the task was built: %s lies inside the "
+                                       "cache %s" % (cache / "hook.so", cache))
+
+
 HOPPER_C = r"""
 #include <fcntl.h>
 #include <unistd.h>
