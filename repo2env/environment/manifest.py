@@ -13,8 +13,8 @@ from repo2env.environment.containers import TaskContainer
 def env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path,
                  extra_roots: tuple[str, ...] = (), cache_roots: tuple[str, ...] = ()) -> tuple[str, int] | None:
     """``env_guard.py snapshot [extra_roots] [--cache=cache_roots]`` in a fresh container of ``image`` (the
-    bundle's ``tests/`` put in at ``/tests``): the JSON text, and the seconds it took rounded up to a multiple of 5 (the grader's check costs
-    about the same; coarse, so that two builds write the same budget). ``extra_roots``: folders recorded whole
+    bundle's ``tests/`` put in at ``/tests``): the JSON text, and the seconds it took rounded up to a multiple
+    of 5 (the grader's check costs about the same; coarse, so that two builds write the same budget). ``extra_roots``: folders recorded whole
     besides the Python environment (a toolchain, a module cache); ``cache_roots``: folders recorded whole whose
     differences grading forgives (it then does not read them: ``env_guard.check``). None when it cannot be
     taken."""

@@ -135,7 +135,8 @@ def _walk(root, files, skipped=(), whole=False):
                 continue
             path = os.path.join(folder, name)
             try:
-                if whole and os.lstat(path).st_size > FULL_DIGEST_BYTES and not os.path.islink(path):
+                info = os.lstat(path) if whole else None
+                if info and stat.S_ISREG(info.st_mode) and info.st_size > FULL_DIGEST_BYTES:
                     files[path] = OVERSIZE
                 else:
                     files[path] = _entry(path)
@@ -144,6 +145,11 @@ def _walk(root, files, skipped=(), whole=False):
 
 
 OVERSIZE = "oversize"  # what a cache root's file larger than FULL_DIGEST_BYTES is recorded as
+
+
+def _existing(folders):
+    """The real paths of those of ``folders`` that exist, sorted."""
+    return sorted(os.path.realpath(f) for f in folders if os.path.isdir(f))
 
 
 def _files(extra, skip_dirs, caches):
@@ -170,8 +176,7 @@ def snapshot(extra_roots=(), skip_dirs=(), cache_roots=()):
     runs), kept as ``skip_dirs``; ``cache_roots``: folders recorded whole, ``__pycache__`` and ``skip_dirs``
     included, whose differences ``compare`` forgives and ``check`` reports (existing ones, by real path), kept
     as ``cache_roots``."""
-    extra = sorted(os.path.realpath(r) for r in extra_roots if os.path.isdir(r))
-    caches = sorted(os.path.realpath(r) for r in cache_roots if os.path.isdir(r))
+    extra, caches = _existing(extra_roots), _existing(cache_roots)
     files, cached = _files(extra, skip_dirs, caches)
     files.update(cached)
     found = {"roots": roots(), "files": files, "executable": os.path.realpath(sys.executable)}
@@ -191,8 +196,8 @@ def check(recorded):
     the walk of a cache root found is forgiven: a file of the environment (a Python root's, a system path's
     real path) lying inside a cache root is a reason, so that a folder linked into a cache is never excused."""
     caches = list(recorded.get("cache_roots") or ())
-    extra = sorted(os.path.realpath(r) for r in (recorded.get("extra_roots") or ()) if os.path.isdir(r))
-    main, cached = _files(extra, recorded.get("skip_dirs") or (), [c for c in caches if os.path.isdir(c)])
+    main, cached = _files(_existing(recorded.get("extra_roots") or ()), recorded.get("skip_dirs") or (),
+                          [c for c in caches if os.path.isdir(c)])
 
     def cache_of(path):
         return next((c for c in caches if path == c or path.startswith(c + os.sep)), None)
