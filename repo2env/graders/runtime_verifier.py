@@ -210,10 +210,39 @@ def failure_digest(message, text, limit=3000):
     """What the instruction's evidence needs of one failure, at most ``limit`` characters: the message, then
     the traceback's source lines marked ``>`` (the failing statement of each frame), the ``def`` lines of its
     frames' functions, its ``E`` lines and its ``path:line:`` frame lines, in order (pytest's long traceback
-    format)."""
+    format); then, when the run showed locals (``--showlocals``), those of the first frame (the test's own), one
+    ``L name = repr`` line each (``local_lines``)."""
     kept = [line for line in text.splitlines()
             if line.startswith(">") or line.startswith("E ") or _FRAME_LINE.match(line) or _DEF_LINE.match(line)]
-    return ("%s\n%s" % (message, "\n".join(kept)))[:limit]
+    shown = local_lines(text)
+    head = ("%s\n%s" % (message, "\n".join(kept)))[:limit - sum(len(line) + 1 for line in shown)]
+    return "\n".join([head] + shown)
+
+
+_LOCAL = re.compile(r"^(\w+) *= (.+)$")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b|(?<![\w.])\d{12,}(?![\w.])")
+MAX_LOCALS, MAX_LOCAL_CHARS = 12, 250
+
+
+def local_lines(text):
+    """The locals pytest's ``--showlocals`` printed for the first frame of a failure's long traceback (the
+    test function's: ``name<spaces>= saferepr(value)`` lines, unindented, after its ``>`` line and before its
+    ``path:line:`` line), as ``L name = repr`` lines: at most ``MAX_LOCALS``, none longer than
+    ``MAX_LOCAL_CHARS`` (pytest's ``saferepr`` cuts a value at 240 characters with ``...``), and none whose
+    value reads differently from run to run (an address ``0x7f…``, 12 digits or more), so the failure reads
+    alike in every run. ``[]`` when the run showed none."""
+    found, seen_failing = [], False
+    for line in text.splitlines():
+        if _FRAME_LINE.match(line):
+            break
+        if line.startswith(">"):
+            seen_failing = True
+            continue
+        match = _LOCAL.match(line) if seen_failing else None
+        if match and len(line) <= MAX_LOCAL_CHARS and not _ADDRESS.search(match.group(2)) and \
+                len(found) < MAX_LOCALS:
+            found.append("L %s = %s" % (match.group(1), match.group(2)))
+    return found
 
 
 def collection_digest(text, limit=3000):
@@ -896,7 +925,7 @@ def _drop_privileges(uid):
 
 
 def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None,
-               fresh_bytecode=True, bytecode=None):
+               fresh_bytecode=True, bytecode=None, show_locals=False):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
     ``junit_path``, with node ids relative to ``workspace`` (``--rootdir``).
 
@@ -913,7 +942,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     ``BYTECODE_TREE`` of the task image once ``pinned_bytecode`` vouched for it): it is read instead of compiling
     them afresh; the workspace's modules have no bytecode there and are compiled afresh. Without
     ``fresh_bytecode`` (generation), ``BYTECODE_TREE`` is read when the image has one. Nothing is ever written to
-    it (``PYTHONDONTWRITEBYTECODE``).
+    it (``PYTHONDONTWRITEBYTECODE``). ``show_locals``: pytest's ``--showlocals``, so a failure's traceback shows the
+    test's local values (generation's evidence of what the failing call was given: ``local_lines``).
     """
     env = dict(os.environ)
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
@@ -940,6 +970,8 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     legacy = legacy_setup_cfg_ini(workspace, scratch)
     if legacy:
         cmd += ["-c", legacy]
+    if show_locals:
+        cmd.append("--showlocals")
     if plugins is not None:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         for module in plugins:
@@ -1156,7 +1188,7 @@ def cmd_run(args):
     targets = config.get("run_targets", [])
     code, seconds, tail = run_pytest(config["workspace"], targets, junit, config.get("timeout_sec", 1800),
                                      config.get("pytest_plugins"), _runner_uid(config), full_log=args.results + ".log",
-                                     fresh_bytecode=False)  # generation: no agent has been in this container
+                                     fresh_bytecode=False, show_locals=True)  # generation: no agent was here
     notes = {}
     outcomes, errors, messages = collect(config["workspace"], junit, code, targets, tail, notes)
     if os.path.exists(junit):  # kept beside the results for the run's artefacts

@@ -107,10 +107,22 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
     findings = audit(deterministic, ctx)
     text = fill_empty_title(remove_findings(deterministic, findings)) if findings else deterministic
     seen += findings
+    for _ in range(MAX_REMOVALS):  # what a removal left can read as a copy again (a run across two lines)
+        again = audit(text, ctx)
+        if not again:
+            break
+        text, findings = fill_empty_title(remove_findings(text, again)), findings + again
+        seen += again
+    else:
+        if audit(text, ctx):  # still not clean: keep the title alone, audited in turn
+            text = fill_empty_title(remove_findings(text, audit(text, ctx)).split("\n", 1)[0] + "\n")
     action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
     record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action,
                              **_quality(text, len(observed_sentences) if extra else 0))
     return Instruction(text, "deterministic", record, synthesis, too_thin=is_too_thin(text))
+
+
+MAX_REMOVALS = 3  # rounds of audit and removal after the first
 
 
 def _quality(text: str, observed_count: int) -> dict:

@@ -202,6 +202,23 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 _SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") in the graders
 
 
+def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
+    """``text`` (one failure's digest) as every run of ``before`` read it: its ``L name = value`` lines (the
+    test's locals, ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest
+    differs in some run."""
+    def split(digest: str) -> tuple[str, list[str]]:
+        lines = _SCRATCH.sub("r2e-run-XXXXXXXX", digest).split("\n")
+        return "\n".join(x for x in lines if not x.startswith("L ")), [x for x in lines if x.startswith("L ")]
+
+    head, shown = split(text)
+    for run in before:
+        other_head, other_shown = split(run.failure_details.get(test_id, text))
+        if other_head != head:
+            return None
+        shown = [x for x in shown if x in other_shown]
+    return "\n".join([head] + shown)
+
+
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> Evidence:
     """What the FAIL_TO_PASS tests saw in the runs before the fix (``instructions.observed``): their failure
     messages and traceback heads (only those that read the same in every run), the import errors of their
@@ -214,9 +231,10 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> E
     failures = {k: _SCRATCH.sub("r2e-run-XXXXXXXX", v) for run in reversed(before)
                 for k, v in run.failure_details.items()}
     # a failure that reads differently from one run to the next (a thread id, an address, a time) tells nothing
-    # a user could rely on, and would make the instruction (and the bundle hash) differ between builds
-    failures = {k: v for k, v in failures.items()
-                if all(_SCRATCH.sub("r2e-run-XXXXXXXX", r.failure_details.get(k, v)) == v for r in before)}
+    # a user could rely on, and would make the instruction (and the bundle hash) differ between builds; a local
+    # value that does (a temporary folder's name) is left out, and the rest of the failure kept
+    failures = {k: _steady(k, v, before) for k, v in failures.items()}
+    failures = {k: v for k, v in failures.items() if v is not None}
     errors = {k: v for run in reversed(before) for k, v in run.collection_messages.items()}
     wanted = {t.split("::", 1)[0] for t in selection.fail_to_pass} | set(spec.split.test_files) | set(
         spec.split.mixed_files)
@@ -226,7 +244,8 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> E
                   if p.endswith(".py") and language.is_test_file(p)] if ".py" in suffixes else []
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),
                     test_sources=sources, interface=interface_names(spec.split.gold_patch),
-                    test_modules=module_names_of(test_files))
+                    test_modules=module_names_of(test_files),
+                    test_patch_lines=tuple(added_lines(spec.split.test_patch)))
 
 
 def caps(ctx: BuildContext, repo: RepoRef) -> dict:

@@ -73,6 +73,17 @@ def is_wide(r):
     return r.b - r.a > r.step
 
 
+class Doc:
+    def __init__(self, text):
+        self.lines = text.splitlines()
+
+    def __setitem__(self, key, value):
+        self.lines.append(f"{key} = {value}")
+
+    def as_string(self):
+        return "\\n".join(self.lines) + "\\n"
+
+
 class Callpoint:
     @classmethod
     def from_current(cls, level=1):
@@ -203,6 +214,22 @@ def test_names_tests():
 def test_loop():
     for text in ["5 MB"]:
         to_bytes(text)
+
+
+def test_steps():
+    doc = sh.Doc("a = 1\\nb = 2")
+    doc["z"] = 3
+    assert doc.as_string() == "z = 3\\na = 1\\nb = 2\\n"
+
+
+def test_from_file():
+    for name in ["sizes.txt"]:
+        text = open("tests/data/" + name).read().strip()
+        to_bytes(text)
+
+
+def test_message_quotes_the_file():
+    parse(open("tests/data/sizes.txt").read())
 
 
 def test_env(monkeypatch):
@@ -341,7 +368,7 @@ SAID = {
     "test_env_case": "With the environment variable `BOX_W` set to `'::'`: `Box().width` gives `2`; it should be "
                      "`(5 + 1)`.",
     # the whole expression would copy the test's line: told part by part
-    "test_member": "Reading `base` of `Parser` gives `16`; it should be `17`.",
+    "test_member": "Reading `base` of `Parser` with `base` set to `int('16')` gives `16`; it should be `17`.",
     # a value of 12 digits or more (an id, an address, a time) may differ between runs: not told
     "test_volatile": "Calling `area` with `10 ** 7` and `10 ** 6` gives a wrong result; it should return `1`.",
     "test_stdlib": None,
@@ -361,8 +388,21 @@ SAID = {
     "test_names_tests": "Calling `check` with an instance of a class defined for the test raises `TypeError` (in "
                         "`check` of `shapes/__init__.py`); it should not raise.",
     # a loop variable of the test: its value is not known, so it is not named
-    "test_loop": "Calling `to_bytes(…)` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it should "
-                 "not raise.",
+    # the loop's value, as the run showed it (--showlocals): the source leaves it unknown
+    "test_loop": "Calling `to_bytes('5 MB')` raises `KeyError: 'MB'` (in `to_bytes` of `shapes/__init__.py`); it "
+                 "should not raise.",
+    # an object made and then changed in steps: each step in words, no span copying a line; the texts compared
+    # copy the test's lines, so the lines that differ are told (pytest's diff)
+    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines beginning `'a = 1\\nb =…`, with the key "
+                  "`'z'` set to `3`, its `as_string()` gives a wrong result: it lacks the line `z = 3` (expected as "
+                  "line 1); it has the line `z = 3` more, at line 3.",
+    # a value read from the test patch's data file: told by its size and the beginning that copies no line of it
+    "test_from_file": "Calling `to_bytes` with a string of 23 characters beginning `'12 kB, 3 kB, 4…` raises "
+                      "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
+                      "`shapes/__init__.py`); it should not raise.",
+    # the error's message quotes that line: its beginning only
+    "test_message_quotes_the_file": "Calling `parse` raises `ValueError: invalid literal for int() with base 10: "
+                                    "'12 kB, 3 kB, 4…` (in `parse` of `shapes/__init__.py`); it should not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
     # test passes after it); the helper's argument is its own parameter, so only the function is named
     "test_callee": "Calling `explode` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "
@@ -389,14 +429,19 @@ SAID = {
     "test_receiver": "Calling `parse` with `'5'` raises `ValueError: invalid literal for int() with base 2: '5'` (in "
                      "`parse` of `shapes/__init__.py`); it should not raise.",
     # the receiver's argument is the test's loop variable: elided, as an argument of the call is
-    "test_receiver_loop": "Calling `Parser(…).parse` with `'21'` returns `33`; it should return `34`.",
-    # the object was changed after it was made (``p.base = 16``): `Parser(base=10).parse('11')` would be false
-    "test_changed": None,
+    "test_receiver_loop": "Calling `Parser(16).parse` with `'21'` returns `33`; it should return `34`.",
+    # the object was changed after it was made (``p.base = 16``): the change is told in words, after the call
+    # that made it (`Parser(base=10).parse('11')` alone would be false)
+    "test_changed": "Starting from `Parser(base=10)`, with `base` set to `16`, its `parse('11')` gives `17`; it "
+                    "should be `11`.",
     # the test's short name for the API (``ar = sh.area``) is told as the API itself
     "test_alias": "Calling `shapes.area(3, 3)` returns `8`; it should return `9`.",
     "test_match": "Calling `parse('y')` raises `ValueError: invalid literal for int() with base 10: 'y'`; it should "
                   "raise `ValueError` with a message matching `a number`.",
 }
+
+
+SIZES = "12 kB, 3 kB, 4 kB, 5 kB\n"  # a data file of the test patch: no span copies 8 tokens of its line
 
 
 @pytest.fixture(scope="module")
@@ -410,15 +455,18 @@ def evidence(tmp_path_factory):
     (root / "tests/test_new.py").write_text(NEW_TESTS)
     (root / "shapes/broken.py").write_text(BROKEN)
     (root / "tests/test_broken.py").write_text(BROKEN_TESTS)
+    (root / "tests/data").mkdir()
+    (root / "tests/data/sizes.txt").write_text(SIZES)
+    # as generation runs them: with the test's locals shown (runtime_verifier.cmd_run)
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
-                    f"--junitxml={root}/j.xml",
+                    "--showlocals", f"--junitxml={root}/j.xml",
                     "tests"], cwd=root, capture_output=True, env={**os.environ, "PYTHONPATH": str(root)})
     notes, messages = {}, {}
     runtime_verifier.parse_junit((root / "j.xml").read_text(), workspace=str(root), messages=messages, notes=notes)
     sources = {p: (root / p).read_text() for p in ("tests/test_f.py", "tests/test_new.py", "tests/test_broken.py")}
     f2p = tuple(k for k in notes["failures"] if "::" in k) + ("tests/test_new.py::test_percent",)  # not modules
     return observed.Evidence(failures=notes["failures"], import_errors=messages, fail_to_pass=f2p,
-                             test_sources=sources)
+                             test_sources=sources, test_patch_lines=tuple(SIZES.splitlines()))
 
 
 @pytest.mark.parametrize("name", sorted(SAID))
@@ -493,3 +541,20 @@ def test_no_span_repeats_a_test_line(evidence):
 ])
 def test_actionability(text, states):
     assert actionability.stated(text) == states
+
+
+def test_a_local_that_reads_differently_between_runs_is_left_out_and_the_failure_kept():
+    """tasks.runtime._steady: the test's locals (``L`` lines of the digest) that differ between the runs before
+    the fix go, the rest of the failure stays; a failure whose own text differs goes whole."""
+    from repo2env.core.records import TestRun
+    from repo2env.tasks.runtime import _steady
+
+    def run(digest):
+        return TestRun(label="before", outcomes={"t.py::test_a": "failed"}, collection_errors=(),
+                       failure_details={"t.py::test_a": digest}, exit_code=1, seconds=0.1)
+
+    head = "assert 1 == 2\n>       assert f(x) == 2\nE       assert 1 == 2\nt.py:3: AssertionError"
+    first = head + "\nL x = 'a'\nL path = '/tmp/pytest-0/test_a0'"
+    second = head + "\nL x = 'a'\nL path = '/tmp/pytest-1/test_a0'"
+    assert _steady("t.py::test_a", first, [run(first), run(second)]) == head + "\nL x = 'a'"
+    assert _steady("t.py::test_a", first, [run(first), run(first.replace("1 == 2", "3 == 2"))]) is None

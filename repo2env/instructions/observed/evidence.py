@@ -14,7 +14,9 @@ class Evidence:
     head), ``import_errors`` (test file -> the error that stopped its collection), the FAIL_TO_PASS ids, and
     ``test_sources`` (test file -> its text with the test patch applied), ``interface``: the names the gold
     patch defines (``interface_names``), and ``test_modules``: the module names of every test file of the
-    repository (``module_names_of``), whose functions are the tests' own, never the API."""
+    repository (``module_names_of``), whose functions are the tests' own, never the API; ``test_patch_lines``:
+    the added lines of the test patch, its data files' too (``leak_audit.added_lines``), which no code span may
+    copy ``leak_audit.DEFAULT_NGRAM`` tokens of (the audit's rule)."""
 
     failures: dict
     import_errors: dict
@@ -22,6 +24,7 @@ class Evidence:
     test_sources: dict
     interface: frozenset = field(default_factory=frozenset)
     test_modules: frozenset = field(default_factory=frozenset)
+    test_patch_lines: tuple = ()
 
 
 def module_name(path: str) -> str:

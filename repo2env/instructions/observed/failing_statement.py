@@ -4,6 +4,7 @@ file (``ast``), the names bound before it (assignments, ``@pytest.mark.parametri
 traceback entered next."""
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ class Site:
     raising_call: ast.expr | None = None
     raised_as: dict | None = None  # name of ``with pytest.raises(X) as name`` -> (X, the first statement under it)
     patched: list | None = None  # what the test changed around the call (``patches``)
+    steps: dict | None = None  # name -> (the value it was made as, the statements that changed it since: ``made_in_steps``)
 
 
 def raises_call(call: ast.Call) -> tuple[str, str | None, ast.expr | None] | None:
@@ -134,10 +136,13 @@ def _cases(decorator: ast.Call, tree) -> list[tuple[str, dict]]:
     return found
 
 
-def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", fixtures: dict | None = None) -> Site:
+def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", fixtures: dict | None = None,
+           shown: dict | None = None) -> Site:
     """The failing statement at ``line`` (the innermost simple statement covering it; at a ``with`` line, the
     first statement of its body), the names bound before it in its function (``fixtures``: the values of
-    ``fixture_values``, for the test's parameters of those names), and what it expects raised."""
+    ``fixture_values``, for the test's parameters of those names; ``shown``: the locals the run showed,
+    ``shown_locals``, for the names the source leaves unknown or binds to what it computes), and what it expects
+    raised."""
     func = None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= line <= (node.end_lineno or 0):
@@ -187,16 +192,90 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                         and isinstance(n.targets[0], ast.Name) and n.lineno < before), key=lambda n: n.lineno):
         last[node.targets[0].id] = node
     changed = _changed_between(func, before)
+    site.steps = {}
     for name, node in last.items():
         if (is_bindable(node.value) or _api_alias(node.value, imported)) and not any(
                 node.lineno < line for line in changed.get(name, ())):
             site.bound[name] = node.value  # not when the test changed the object since: its value is not that
+        elif is_bindable(node.value) and isinstance(node.value, ast.Call):
+            steps = made_in_steps(func, name, node, before)
+            if steps:
+                site.steps[name] = (node.value, steps)
     for arg in func.args.args + func.args.kwonlyargs:  # a fixture that returns a plain value or call
         if arg.arg not in site.bound and arg.arg in (fixtures or {}):
             site.bound[arg.arg] = fixtures[arg.arg]
+    known = set(site.bound) | imported | set(dir(builtins)) | {n.name for n in tree.body if isinstance(
+        n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    for name, value in (shown or {}).items():  # what the run showed, for names the source leaves unknown or
+        if name not in site.bound or _opaque(site.bound[name], known):  # binds to what a reader cannot see
+            site.bound[name] = value
     site.patched = patches(func, site.bound)
     return site
 
+
+
+_LOCAL = re.compile(r"^L (\w+) = (.+)$", re.M)
+
+
+def shown_locals(text: str) -> dict:
+    """The test function's locals a failure's digest shows (``runtime_verifier.local_lines``: ``L name = repr``
+    lines, from pytest's ``--showlocals``), name -> value expr, for values a user could type and the call under
+    test cannot have changed: constants (strings, bytes, numbers, booleans, None) and tuples of them, never a
+    value pytest cut short (``saferepr`` puts ``...`` in one longer than 240 characters)."""
+    found = {}
+    for name, shown in _LOCAL.findall(text):
+        if name == "self" or (len(shown) >= 200 and "..." in shown):
+            continue
+        try:
+            value = ast.parse(shown, mode="eval").body
+        except (SyntaxError, ValueError):
+            continue
+        if _immutable(value):
+            found[name] = value
+    return found
+
+
+def _immutable(node) -> bool:
+    if isinstance(node, ast.Tuple):
+        return all(_immutable(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, int | float)
+    return isinstance(node, ast.Constant)
+
+
+_READS = {"open", "read", "read_text", "read_bytes", "readline", "readlines", "decode", "load", "getenv"}
+
+
+def _opaque(value, known: set) -> bool:
+    """``value`` (a bound name's expression) is not what a reader of the test sees it hold: it uses a name not
+    in ``known`` (a loop variable, a parameter) or reads a file or the environment (``open(...).read()``,
+    ``path.read_text()``)."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id not in known:
+            return True
+        if isinstance(node, ast.Call) and attr_name(node.func) in _READS:
+            return True
+    return False
+
+
+def made_in_steps(func, name: str, made: ast.Assign, before: int) -> list[ast.stmt] | None:
+    """The statements of the test function's own body (not in a loop, a branch or a ``with``) that change the
+    object ``name`` in place between its assignment ``made`` and line ``before``, in order: an item or attribute
+    assigned or deleted, an augmented assignment, a method called as a statement (``_changed_between``'s
+    kinds); None when another statement changes it (in a loop, a branch) or none does."""
+    flat = [n for n in ast.walk(func) if isinstance(n, ast.stmt) and made.lineno < n.lineno < before]
+    own = [n for n in func.body if made.lineno < n.lineno < before]
+    if any(n.lineno in _changed_between_lines(n, name) and n not in own for n in flat):
+        return None
+    steps = [n for n in own if _changed_between_lines(n, name)]
+    return steps or None
+
+
+def _changed_between_lines(node, name: str) -> set[int]:
+    """The line of ``node`` when that statement alone changes ``name`` in place (``_changed_between``)."""
+    wrapper = ast.FunctionDef(name="_", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                                                           defaults=[]), body=[node], decorator_list=[], lineno=0)
+    return set(_changed_between(wrapper, 10 ** 9).get(name, [])) & {node.lineno}
 
 
 def _changed_between(func, before: int) -> dict[str, list[int]]:

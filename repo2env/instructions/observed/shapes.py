@@ -9,7 +9,7 @@ import re
 
 from repo2env.graders.runtime_verifier import TEST_DIRS
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
-from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, test_frame
+from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, shown_locals, test_frame
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
@@ -202,9 +202,9 @@ def _as_it_ran(left, text: str, teller: Teller, bound: dict):
 
 
 def _assertion(left, op, right, text, message, raised, teller: Teller, bound, callee=None,
-               where: str = "") -> str | None:
+               where: str = "", swapped: bool = False) -> str | None:
     """The sentence of a failed assertion about ``left`` (a public call, or an expression holding one); ``where``
-    is ``raise_site``'s note for an exception."""
+    is ``raise_site``'s note for an exception; ``swapped``: ``left`` is the comparison's right side."""
     left = _as_it_ran(left, text, teller, bound)
     subject = _subject(left, teller, bound)
     if subject is None:
@@ -259,7 +259,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         value, from_message = full
         shown = expected or (teller.code(from_message) if teller.disclose and op not in ("true", "false") else None)
     value_span = teller.code(value) if value and "..." not in value else None  # pytest shortened it
-    hint = _diff_hint(text, teller) if not (value_span and shown) and teller.disclose else None
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and teller.disclose else None
     if direct:
         happened = f"returns {value_span}" if value_span else "gives a wrong result"
     else:
@@ -267,6 +267,95 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     if hint:
         return f"{'Calling ' if direct else ''}{subject} {happened}: {hint}."
     return f"{'Calling ' if direct else ''}{subject} {happened}; {_want(op, shown, verb)}."
+
+
+def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, steps: dict,
+              swapped: bool = False) -> str | None:
+    """The sentence of a failed assertion about an object the test made with a public call and then changed in
+    steps (``failing_statement.made_in_steps``): "Starting from `parse` with `'a = 1'`, with the key `'b'` set to
+    `2`, its `as_string()` gives `X`; it should be `Y`." The steps are told in words, one code span per key or
+    value, so no span copies a test line; None when the object is not one of ``steps`` or a step cannot be told."""
+    root = left
+    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if not isinstance(root, ast.Name) or root.id not in steps:
+        return None
+    made, changes = steps[root.id]
+    start = teller.call_span(Substitute(bound).visit(copy_node(made)), {})
+    told = [_step(change, root.id, teller, bound) for change in changes]
+    if start is None or None in told:
+        return None
+    rest = ast.unparse(left)[len(root.id):].lstrip(".")
+    its = f"its {teller.code(rest)}" if rest and teller.code(rest) and not teller.names_tests(rest) else (
+        "it" if not rest else None)
+    if its is None:
+        return None
+    head = f"Starting from {start}, with {joined(told)}, {its}"
+    if raised:
+        error = teller.error(raised)
+        return f"{head} raises {error}; it should not raise." if error else None
+    m = _ASSERT.match(message)
+    value, wanted = _returned(text, message, None), (m.group(3) if m else None)
+    if "..." in (value or "") + (wanted or ""):
+        value, wanted = _string_diff(text) or (value, wanted)
+    expected = _expected(right, teller, bound) if right is not None else None
+    shown = expected or (teller.code(wanted) if wanted and teller.disclose and op not in ("true", "false")
+                         and "..." not in wanted else None)
+    value_span = teller.code(value) if value and "..." not in value and op not in ("true", "false") else None
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and teller.disclose else None
+    happened = f"gives {value_span}" if value_span else "gives a wrong result"
+    return f"{head} {happened}: {hint}." if hint else f"{head} {happened}; {_want(op, shown, 'be')}."
+
+
+def _step(change, name: str, teller: Teller, bound) -> str | None:
+    """One change of the object ``name`` in words: "the key `'b'` under `'a'` set to `2`", "`width` set to
+    `3`", "`append` called with `4`", "the key `'b'` deleted", "`+=` applied with `{1}`"; None when it cannot be
+    told without a test-only name."""
+    def path(target) -> tuple[list, str | None] | None:  # keys from the outermost, and a final attribute
+        keys, attr = [], None
+        if isinstance(target, ast.Attribute):
+            attr, target = target.attr, target.value
+        while isinstance(target, ast.Subscript):
+            keys.insert(0, target.slice)
+            target = target.value
+        return (keys, attr) if isinstance(target, ast.Name) and target.id == name else None
+
+    def where(keys, attr) -> str | None:
+        spans = [teller.argument(Substitute(bound).visit(copy_node(k))) for k in keys]
+        if None in spans or "`…`" in spans or (attr and teller.names_tests(attr)):
+            return None
+        said = ("the key " + " under ".join(reversed(spans))) if spans else ""
+        return (f"`{attr}` of {said}" if said else f"`{attr}`") if attr else said
+
+    if isinstance(change, ast.Assign) and len(change.targets) == 1 or isinstance(change, ast.AugAssign):
+        target = change.targets[0] if isinstance(change, ast.Assign) else change.target
+        found, value = path(target), teller.argument(Substitute(bound).visit(copy_node(change.value)))
+        if found and ast.unparse(change.value) == ast.unparse(target) and isinstance(change, ast.Assign):
+            value = "its own value"  # doc["a"] = doc["a"]: set again to what it holds
+        at = where(*found) if found else None
+        if at is None or value in (None, "`…`"):
+            return None
+        if isinstance(change, ast.AugAssign):
+            return f"{at} changed by `{ast.unparse(ast.BinOp(ast.Name('a'), change.op, ast.Name('b')))[2:-2]}=` {value}"
+        return f"{at} set to {value}"
+    if isinstance(change, ast.Delete) and len(change.targets) == 1:
+        found = path(change.targets[0])
+        at = where(*found) if found else None
+        return f"{at} deleted" if at else None
+    if isinstance(change, ast.Expr) and isinstance(change.value, ast.Call) and isinstance(change.value.func,
+                                                                                          ast.Attribute):
+        call = change.value
+        found = path(call.func.value)
+        if found is None or found[1] is not None:
+            return None
+        at = where(found[0], None) if found[0] else ""
+        method = teller.code(call.func.attr) if not teller.names_tests(call.func.attr) else None
+        args = [teller.argument(Substitute(bound).visit(copy_node(a))) for a in call.args + call.keywords]
+        if method is None or at is None or None in args or "`…`" in args:
+            return None
+        on = f" on {at}" if at else ""
+        return f"{method} called{on} with {joined(args)}" if args else f"{method} called{on}"
+    return None
 
 
 _MORE_ITEMS = re.compile(r"^(Left|Right) contains (?:one|\d+) more items?(?:, first extra item)?: (.+)$")
@@ -291,11 +380,15 @@ def _member_of(resolved, teller: Teller) -> str | None:
     return f"Reading {name} of {made}"
 
 
-def _diff_hint(text: str, teller: Teller) -> str | None:
+def _diff_hint(text: str, teller: Teller, swapped: bool = False) -> str | None:
     """What pytest's comparison explanation says differs, when the values themselves were shortened, in its own
     terms (pytest names the first item past the shorter list, which may repeat an expected one): "it has fewer
     items than expected; the expected result goes on with `x`", "it has more items than expected; it goes on
-    with `x`", "at index 2 it holds `a` where `b` is expected"."""
+    with `x`", "at index 2 it holds `a` where `b` is expected"; for two texts of several lines, the lines
+    that differ (``_line_diff``; ``swapped``: the value is the comparison's right side)."""
+    lines = _line_diff(text, teller, swapped)
+    if lines:
+        return lines
     for line in text.splitlines():
         line = line[1:].strip() if line.startswith("E") else line.strip()
         m = _MORE_ITEMS.match(line)
@@ -308,6 +401,74 @@ def _diff_hint(text: str, teller: Teller) -> str | None:
             return (f"at index {m.group(1)} it holds {teller.code(m.group(2))} where {teller.code(m.group(3))} "
                     "is expected")
     return None
+
+
+_DIFF_MARK = re.compile(r"^E(\s+)[-+](?: |$)")
+
+
+def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) -> str | None:
+    """The first ``most`` differences pytest's line diff of two texts shows (``- `` lines only in the right
+    side, ``+ `` lines only in the left, two spaces for a line both hold, ``? `` for its marks), in words: "line 1
+    is `[[a]]` where `c.d = 2` is expected", "it lacks the line `z = 2` (expected as line 1)", "it has an extra
+    empty line at line 3"; ``swapped``: the value under test is the right side. None when the failure shows no
+    such diff or a line would copy a test line."""
+    m = _ASSERT.match(text.split("\n", 1)[0].strip())
+    if not m or m.group(2) not in ("==", "!=") or not re.match(r"^[bru]?['\"]", m.group(1)):
+        return None  # not two texts compared
+    marked = [ln for ln in text.splitlines() if ln.startswith("E")]
+    at = next((k for k, ln in enumerate(marked) if _DIFF_MARK.match(ln)), None)
+    if at is None:
+        return None
+    base = len(_DIFF_MARK.match(marked[at]).group(1)) + 1
+
+    def entry(ln: str) -> tuple[str, str] | None:
+        if ln[:base].strip() != "E" or ln[base + 1:base + 2] not in (" ", ""):
+            return None
+        mark = ln[base:base + 1]
+        if mark in ("+", "-", "?"):
+            return mark, ln[base + 2:]
+        return (" ", ln[base + 2:]) if mark == " " and len(ln) >= base + 2 else None
+
+    while at > 0 and entry(marked[at - 1]) and entry(marked[at - 1])[0] == " ":  # context lines before it
+        at -= 1
+    entries = []
+    for ln in marked[at:]:
+        found = entry(ln)
+        if found is None:
+            break
+        if found[0] != "?":
+            entries.append(found)
+    ours = "-" if swapped else "+"
+    said, line, i = [], 0, 0
+    while i < len(entries) and len(said) < most:
+        if entries[i][0] == " ":
+            line += 1
+            i += 1
+            continue
+        run = []
+        while i < len(entries) and entries[i][0] != " ":
+            run.append(entries[i])
+            i += 1
+        told_ours = [_line_span(body, teller) for mark, body in run if mark == ours]
+        told_theirs = [_line_span(body, teller) for mark, body in run if mark != ours]
+        if None in told_ours + told_theirs:
+            return None
+        if told_ours and told_theirs:
+            said.append(f"line {line + 1} is {told_ours[0]} where {told_theirs[0]} is expected")
+        elif told_theirs:
+            said.append(f"it lacks {joined(told_theirs)} (expected as line {line + 1})")
+        else:
+            said.append(f"it has {joined(told_ours)} more, at line {line + 1}")
+        line += len(told_ours)
+    return "; ".join(said) if said else None
+
+
+def _line_span(line: str, teller: Teller) -> str | None:
+    """One line of a text, as a code span ("an empty line" for an empty one)."""
+    if not line.strip():
+        return "an empty line"
+    span = teller.code(line)
+    return f"the line {span}" if span else None
 
 
 def _mismatch(text: str) -> tuple[str, str] | None:
@@ -403,7 +564,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     what it observed holds only then."""
     teller = teller or Teller(evidence)
     frame = test_frame(text, evidence.test_sources)
-    site = _site_of(frame, evidence, test_id, teller.fixtures)
+    site = _site_of(frame, evidence, test_id, teller.fixtures, text)
     said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
@@ -416,13 +577,14 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     return f"With {head}: {said}"
 
 
-def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fixtures: dict) -> Site | None:
+def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fixtures: dict,
+             text: str = "") -> Site | None:
     if not frame:
         return None
     tree = parse_source(evidence.test_sources[frame[0]])
     last = test_id.split("::")[-1] if test_id else ""
     case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
-    return locate(tree, frame[1], last.split("[")[0] or None, case, fixtures) if tree else None
+    return locate(tree, frame[1], last.split("[")[0] or None, case, fixtures, shown_locals(text)) if tree else None
 
 
 def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, int] | None,
@@ -465,9 +627,11 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
         return _message_check(caught, parts, text, message, teller, bound)
     if parts is not None:
         left, op, right = parts
-        if _subject(left, teller, bound) is None and right is not None and _subject(right, teller, bound):
+        swapped = _subject(left, teller, bound) is None and right is not None and bool(_subject(right, teller, bound))
+        if swapped:
             left, right = right, left
-        return _assertion(left, op, right, text, message, raised, teller, bound, callee, where)
+        stepped = _in_steps(left, op, right, text, message, raised, teller, bound, site.steps or {}, swapped)
+        return stepped or _assertion(left, op, right, text, message, raised, teller, bound, callee, where, swapped)
     if raised:
         subject, error = _subject(under, teller, bound, callee), teller.error(raised)
         if subject and error:

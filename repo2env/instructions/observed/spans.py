@@ -57,15 +57,30 @@ class Teller:
                             (a.asname or a.name).split(".")[0])
         self.imported -= self.stdlib
         self.grams: set[tuple[str, ...]] = set()
-        for text in evidence.test_sources.values():
-            for line in text.splitlines():
-                words = tokens(line)
-                self.grams |= {tuple(words[i:i + DEFAULT_NGRAM]) for i in range(len(words) - DEFAULT_NGRAM + 1)}
+        for line in [x for text in evidence.test_sources.values() for x in text.splitlines()] + list(
+                evidence.test_patch_lines):
+            words = tokens(line)
+            self.grams |= {tuple(words[i:i + DEFAULT_NGRAM]) for i in range(len(words) - DEFAULT_NGRAM + 1)}
 
     def copied(self, text: str) -> bool:
         """``text`` repeats ``DEFAULT_NGRAM`` tokens of a test line (the audit's tokens: quote style aside)."""
         words = tokens(text)
         return any(tuple(words[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(words) - DEFAULT_NGRAM + 1))
+
+    def prefix(self, text: str, least: int = 3) -> str | None:
+        """The code span of ``text``'s longest beginning that copies no test line, ending in ``…``; None when that
+        beginning holds fewer than ``least`` tokens or ``text`` copies none (then ``code`` tells it whole)."""
+        text = " ".join(text.split()) if "\n" in text else text
+        marks = list(re.finditer(r"\w+|[^\w\s]", text))
+        words = [m.group() if m.group() != '"' else "'" for m in marks]
+        first = next((i for i in range(len(words) - DEFAULT_NGRAM + 1)
+                      if tuple(words[i:i + DEFAULT_NGRAM]) in self.grams), None)
+        if first is None:
+            return None
+        keep = first + DEFAULT_NGRAM - 1  # the window's last token left out: no window of the beginning copies
+        if keep < least:
+            return None
+        return self.code(text[:marks[keep - 1].end()][:MAX_CHARS - 1].removesuffix("\\") + "…")
 
     def code(self, text: str) -> str | None:
         """A code span for ``text``, or None when it would copy a test line or holds a value that differs from
@@ -78,11 +93,12 @@ class Teller:
 
     def error(self, raised: str) -> str | None:
         """The code span of an exception (``Type: message``); only its type when the message names the tests'
-        own things (a test module, a test function, a class or function the tests define, ``<locals>``)."""
+        own things (a test module, a test function, a class or function the tests define, ``<locals>``); its beginning
+        (``prefix``) when the message would copy a test line (a parser quoting the test's input)."""
         kind, sep, message = raised.partition(": ")
         if sep and self.names_tests(message):
             return self.code(kind)
-        return self.code(raised)
+        return self.code(raised) or (self.prefix(raised, least=len(tokens(kind)) + 2) if sep else None)
 
     def is_test_module(self, name: str) -> bool:
         """``name`` (a dotted module name) is one of the tests' own: relative (``.helpers``), a test file of the
@@ -134,9 +150,13 @@ class Teller:
     def _by_argument(self, call: ast.Call, bound: dict) -> str | None:
         resolved = Substitute(bound).visit(copy_node(call))
         func = self.code(ast.unparse(_elide_inner(resolved.func, _Elide(self.helpers | self.defined))))
+        if func is None and isinstance(resolved.func, ast.Attribute) and isinstance(resolved.func.value, ast.Call) \
+                and self.public(resolved.func.value) and not self.names_tests(resolved.func.attr):
+            receiver, method = self.made(resolved.func.value), self.code(resolved.func.attr)
+            func = f"{method} of {receiver}" if receiver and method else None  # `wait` of a `Retrying` with …
         spans = [self.argument(a) for a in resolved.args] + [self.argument(k) for k in resolved.keywords]
         if spans and all(s == "`…`" for s in spans):
-            return None
+            return func if func and " of " in func else None  # the method of a made value: its arguments aside
         spans = [s for s in spans if s != "`…`"]
         if func is None or not spans or None in spans:
             return func
@@ -152,8 +172,8 @@ class Teller:
         value = node.value if isinstance(node, ast.keyword) else node
         prefix = f"{node.arg}=" if isinstance(node, ast.keyword) and node.arg else ""
         named = self._test_object(value)
-        if named and not prefix:
-            return named
+        if named:
+            return f"`{prefix[:-1]}` set to {named}" if prefix else named
         whole = self.code(ast.unparse(elide.visit(copy_node(node))))
         if whole:
             return whole
@@ -167,11 +187,40 @@ class Teller:
             func, parts = self.code(ast.unparse(value.func)), [self.argument(a) for a in value.args]
             if func and None not in parts and "`…`" not in parts:
                 return f"a {func} of {joined(parts)}"
+        if isinstance(value, ast.Call) and prefix and not self.names_tests(ast.unparse(value.func)):
+            made = self.made(value)  # wait=wait_exponential(max=40, ...): the call told part by part
+            return f"`{prefix[:-1]}` set to {made}" if made else None
+        if isinstance(value, ast.Constant) and isinstance(value.value, str | bytes) and not prefix:
+            return self._text_value(value.value)
         if isinstance(value, ast.List | ast.Tuple | ast.Set):
             kind = type(value).__name__.lower()
             return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
                 f" as `{prefix[:-1]}`" if prefix else "")
         return None
+
+    def made(self, call: ast.Call) -> str | None:
+        """A call that makes a value, told part by part (its callee and each argument, ``argument``): "a
+        `wait_exponential` with `multiplier=2` and `max=40`"; the whole span when it copies no test line and
+        names none of the tests'; None when a part cannot be told."""
+        whole = self.code(ast.unparse(call))
+        if whole and not self.names_tests(whole[1:-1]):
+            return whole
+        func = self.code(ast.unparse(call.func)) if not self.names_tests(ast.unparse(call.func)) else None
+        parts = [self.argument(a) for a in call.args] + [self.argument(k) for k in call.keywords]
+        if func is None or None in parts or "`…`" in parts:
+            return None
+        return f"a {func} with {joined(parts)}" if parts else func
+
+    def _text_value(self, value: str | bytes) -> str | None:
+        """A string or bytes value that would copy a test line, told by its size and its beginning: "a string of
+        3 lines beginning `'a = {b = 1,\\n c…`"."""
+        begins = self.prefix(repr(value))
+        if begins is None:
+            return None
+        kind = "string" if isinstance(value, str) else "bytes value"
+        lines = value.count("\n" if isinstance(value, str) else b"\n") + 1
+        size = f"of {lines} lines" if lines > 1 else f"of {len(value)} characters"
+        return f"a {kind} {size} beginning {begins}"
 
     def _test_object(self, value) -> str | None:
         """"a subclass of `Protocol` (defined for the test)" for a class the tests define, "an instance of a class

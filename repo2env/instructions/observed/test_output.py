@@ -113,6 +113,7 @@ class _Writer:
                                                r"(\w+)\s*\([^;]*$", text, re.MULTILINE))
                 self.helpers.update(re.findall(r"\b(?:class|interface|enum|record)\s+(\w+)", text))
             lines += text.splitlines()
+        lines += evidence.test_patch_lines  # the test patch's data files too: the audit reads them
         self.ngrams = set().union(*(_ngrams(tokens(line), DEFAULT_NGRAM) for line in lines)) if lines else set()
         self.test_names = {t.split("::", 1)[-1].split("/", 1)[0] for t in evidence.fail_to_pass}
         self.test_names |= {part.split("(", 1)[0].split("$", 1)[0] for t in evidence.fail_to_pass
