@@ -200,14 +200,16 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 
 
 _SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") in the graders
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")  # an object's default repr: <Foo object at 0x7f3a2c1d9e80>
 
 
 def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
-    """``text`` (one failure's digest) as every run of ``before`` read it: its ``L name = value`` lines (the
-    test's locals, ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest
-    differs in some run."""
+    """``text`` (one failure's digest) as every run of ``before`` read it: an object's address (``0x7f3a…``, which
+    differs from run to run) as ``0x…``, its ``L name = value`` lines (the test's locals,
+    ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest differs in
+    some run."""
     def split(digest: str) -> tuple[str, list[str]]:
-        lines = _SCRATCH.sub("r2e-run-XXXXXXXX", digest).split("\n")
+        lines = _ADDRESS.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
         return "\n".join(x for x in lines if not x.startswith("L ")), [x for x in lines if x.startswith("L ")]
 
     head, shown = split(text)
