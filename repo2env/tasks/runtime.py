@@ -37,6 +37,7 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
+from repo2env.instructions.observed.evidence import relative_imports
 from repo2env.instructions.observed.evidence import interface_names, module_names_of
 from repo2env.tasks import widen
 from repo2env.tasks.category import change_category
@@ -242,6 +243,10 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> E
         spec.split.mixed_files)
     sources = {p: gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "" for p in sorted(wanted)
                if p.endswith(suffixes) and p not in spec.split.test_files_deleted}
+    for path in relative_imports(sources):  # ``from . import tomllib``: the test package's module says what it is
+        text = gitrepo.show_file(spec.repo.path, spec.head_commit, path)
+        if text is not None:
+            sources[path] = text
     test_files = [p for p in gitrepo.ls_tree(spec.repo.path, spec.head_commit)
                   if p.endswith(".py") and language.is_test_file(p)] if ".py" in suffixes else []
     return Evidence(failures=failures, import_errors=errors, fail_to_pass=tuple(selection.fail_to_pass),

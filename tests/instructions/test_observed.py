@@ -562,3 +562,28 @@ def test_a_local_that_reads_differently_between_runs_is_left_out_and_the_failure
     shown = "assert not 1\n +  where 1 = <Check object at 0x7f8c761b9a90>(1.0)"
     other = shown.replace("0x7f8c761b9a90", "0x7f11aa20c3d0")
     assert _steady("t.py::test_a", shown, [run(shown), run(other)]) == shown.replace("0x7f8c761b9a90", "0x…")
+
+
+def test_a_module_the_test_package_imports_for_the_tests_is_told_by_its_own_name(tmp_path):
+    """``from . import units`` in a test file, where ``tests/__init__.py`` says ``import shapes as units`` (so
+    that the tests can run against another module): the API is `shapes`, told as such; the test package's module
+    is among the files the evidence reads (``relative_imports``)."""
+    from repo2env.instructions.observed.evidence import relative_imports
+
+    (tmp_path / "shapes").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "shapes/__init__.py").write_text(PACKAGE)
+    (tmp_path / "tests/__init__.py").write_text("import shapes as units\n")
+    test = "from . import units\n\n\ndef test_area():\n    assert units.area(2, 3) == 6\n"
+    (tmp_path / "tests/test_units.py").write_text(test)
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--showlocals",
+                    f"--junitxml={tmp_path}/j.xml", "tests"], cwd=tmp_path, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    notes = {}
+    runtime_verifier.parse_junit((tmp_path / "j.xml").read_text(), workspace=str(tmp_path), messages={}, notes=notes)
+    assert relative_imports({"tests/test_units.py": test}) == ["tests/__init__.py"]
+    sources = {p: (tmp_path / p).read_text() for p in ("tests/test_units.py", "tests/__init__.py")}
+    evidence = observed.Evidence(failures=notes["failures"], import_errors={},
+                                 fail_to_pass=("tests/test_units.py::test_area",), test_sources=sources)
+    assert observed.observed_behaviour(evidence) == [
+        "Calling `shapes.area(2, 3)` returns `5`; it should return the correct result."]

@@ -92,6 +92,38 @@ def defined_names(sources: Iterable[str]) -> set[str]:
     return names
 
 
+def relative_imports(sources: dict) -> list[str]:
+    """The Python files the test files of ``sources`` (path -> text) import relatively and that are not among
+    them (``from . import tomllib`` in ``tests/test_x.py`` -> ``tests/__init__.py``; ``from .helpers import make``
+    -> ``tests/helpers.py`` and ``tests/helpers/__init__.py``: whichever exists), sorted."""
+    found = set()
+    for path, text in sources.items():
+        tree = parse_source(text) if path.endswith(".py") else None
+        for node in tree.body if tree else ():
+            if isinstance(node, ast.ImportFrom) and node.level:
+                folder = path.split("/")[:-node.level] if node.level <= path.count("/") + 1 else None
+                if folder is None:
+                    continue
+                parts = folder + (node.module.split(".") if node.module else [])
+                base = "/".join(parts)
+                found.update({f"{base}.py", f"{base}/__init__.py"} if node.module else {
+                    "/".join(parts + ["__init__.py"])})
+    return sorted(p.lstrip("/") for p in found if p.lstrip("/") not in sources)
+
+
+def reexports(sources: Iterable[str]) -> dict[str, str]:
+    """Names a test module binds to a module by importing it (``import tomli as tomllib`` in ``tests/__init__.py``,
+    so that the tests can run against another module): name -> the module's dotted name. A test imports the name
+    relatively (``from . import tomllib``), and it stands for that module, the API under test."""
+    found = {}
+    for text in sources:
+        tree = parse_source(text)
+        for node in tree.body if tree else ():
+            if isinstance(node, ast.Import):
+                found.update({a.asname: a.name for a in node.names if a.asname})
+    return found
+
+
 def parse_source(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)

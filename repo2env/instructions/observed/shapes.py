@@ -68,8 +68,7 @@ def _expected(node, teller: Teller, bound: dict) -> str | None:
     told (``Teller.disclose``)."""
     if not teller.disclose:
         return None
-    if isinstance(node, ast.Name) and node.id in bound:
-        node = bound[node.id]
+    node = Substitute(bound).visit(copy_node(node))  # (formatted_msg,) with formatted_msg bound to a literal
     if is_literal(node):
         return teller.code(ast.unparse(node))
     return None
@@ -564,7 +563,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     what it observed holds only then."""
     teller = teller or Teller(evidence)
     frame = test_frame(text, evidence.test_sources)
-    site = _site_of(frame, evidence, test_id, teller.fixtures, text)
+    site = _site_of(frame, evidence, test_id, teller.fixtures, text, teller.aliases)
     said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
     conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
@@ -578,13 +577,19 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
 
 
 def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fixtures: dict,
-             text: str = "") -> Site | None:
+             text: str = "", aliases: dict | None = None) -> Site | None:
     if not frame:
         return None
     tree = parse_source(evidence.test_sources[frame[0]])
     last = test_id.split("::")[-1] if test_id else ""
     case = last.partition("[")[2].removesuffix("]") if last.endswith("]") else ""
-    return locate(tree, frame[1], last.split("[")[0] or None, case, fixtures, shown_locals(text)) if tree else None
+    if tree is None:
+        return None
+    site = locate(tree, frame[1], last.split("[")[0] or None, case, fixtures, shown_locals(text))
+    for name, module in (aliases or {}).items():  # ``from . import tomllib`` stands for ``tomli``
+        if site.bound is not None and name not in site.bound:
+            site.bound[name] = ast.parse(module, mode="eval").body
+    return site
 
 
 def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, int] | None,
@@ -772,7 +777,8 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
     subject = span or teller.code(entered)
     if subject is None:
         return None
-    inner = _site_of((path, row), evidence, "", teller.fixtures)  # a pytest.raises around the innermost line
+    # a pytest.raises around the innermost line
+    inner = _site_of((path, row), evidence, "", teller.fixtures, aliases=teller.aliases)
     expected = inner.expect_raise if inner is not None and inner.statement is not None else (
         site.expect_raise if site is not None else None)
     if expected and expected.split(".")[-1] == raised.split(":")[0].split(".")[-1]:

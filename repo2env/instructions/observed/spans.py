@@ -9,7 +9,7 @@ import re
 import sys
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
-from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source
+from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source, reexports
 from repo2env.graders.runtime_verifier import TEST_DIRS
 
 MAX_CHARS = 160  # of a code span in a sentence
@@ -47,11 +47,18 @@ class Teller:
         # standard library's, and not those of the tests' own modules (``from .helpers import make``), which
         # ``from_tests`` holds
         self.imported, self.from_tests = set(), set()
+        bound_to = reexports(evidence.test_sources.values())
+        self.aliases: dict[str, str] = {}  # a name the tests import from their own package for a module
         for tree in trees:
             for node in tree.body if tree else ():
                 if isinstance(node, ast.ImportFrom):
                     ours = node.level > 0 or self.is_test_module(node.module or "")
-                    (self.from_tests if ours else self.imported).update(a.asname or a.name for a in node.names)
+                    for a in node.names:
+                        module = bound_to.get(a.name) if ours else None
+                        if module and not self.is_test_module(module):  # from . import tomllib: tomli
+                            self.aliases[a.asname or a.name] = module
+                            continue
+                        (self.from_tests if ours else self.imported).add(a.asname or a.name)
                 elif isinstance(node, ast.Import):
                     for a in node.names:
                         (self.from_tests if self.is_test_module(a.name) else self.imported).add(
