@@ -216,6 +216,14 @@ def test_loop():
         to_bytes(text)
 
 
+class TestWithSetUp(unittest.TestCase):
+    def setUp(self):
+        self.p = Parser(base=2)
+
+    def test_set_up(self):
+        self.assertEqual(self.p.parse("11"), 4)
+
+
 def test_steps():
     doc = sh.Doc("a = 1\\nb = 2")
     doc["z"] = 3
@@ -393,6 +401,8 @@ SAID = {
                  "should not raise.",
     # an object made and then changed in steps: each step in words, no span copying a line; the texts compared
     # copy the test's lines, so the lines that differ are told (pytest's diff)
+    # what the test class set up (``self.p = Parser(base=2)`` in ``setUp``) stands for ``self.p``
+    "test_set_up": "Calling `Parser(base=2).parse('11')` returns `3`; it should return `4`.",
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines beginning `'a = 1\\nb =…`, with the key "
                   "`'z'` set to `3`, its `as_string()` gives a wrong result: it lacks the line `z = 3` (expected as "
                   "line 1); it has the line `z = 3` more, at line 3.",

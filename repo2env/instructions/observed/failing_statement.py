@@ -201,6 +201,9 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
             steps = made_in_steps(func, name, node, before)
             if steps:
                 site.steps[name] = (node.value, steps)
+    for name, value in _set_up(tree, func).items():  # self.parser = Parser() in setUp: `self.parser` stands for it
+        if name.split(".", 1)[1] not in {n.split(".", 1)[1] for n in _self_changes(func)}:
+            site.bound.setdefault(name, value)
     for arg in func.args.args + func.args.kwonlyargs:  # a fixture that returns a plain value or call
         if arg.arg not in site.bound and arg.arg in (fixtures or {}):
             site.bound[arg.arg] = fixtures[arg.arg]
@@ -256,6 +259,44 @@ def _opaque(value, known: set) -> bool:
         if isinstance(node, ast.Call) and attr_name(node.func) in _READS:
             return True
     return False
+
+
+SET_UP = ("setUp", "setup_method", "setUpClass", "setup_class", "asyncSetUp")
+
+
+def _set_up(tree: ast.Module, func) -> dict:
+    """``self.name`` -> value for what the test method's class sets up before each test (``setUp``,
+    ``setup_method``, ``setUpClass``/``setup_class`` with ``cls.name``): its own top-level assignments of a literal
+    or a call. ``{}`` for a test that is not a method."""
+    owner = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and func in n.body), None)
+    found: dict = {}
+    for method in owner.body if owner else ():
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or method.name not in SET_UP:
+            continue
+        for node in method.body:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+                    target.value.id in ("self", "cls") and is_bindable(node.value):
+                found["self." + target.attr] = node.value
+    return found
+
+
+def _self_changes(func) -> set[str]:
+    """``self.name`` for each attribute the test method itself assigns or changes in place."""
+    found = set()
+    for node in ast.walk(func):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign | ast.AnnAssign) else [node.value.func.value] if isinstance(
+            node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            else []
+        for target in targets:
+            while isinstance(target, ast.Subscript | ast.Attribute) and not (
+                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+                target = target.value
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+                    target.value.id == "self":
+                found.add("self." + target.attr)
+    return found
 
 
 def made_in_steps(func, name: str, made: ast.Assign, before: int) -> list[ast.stmt] | None:

@@ -275,7 +275,8 @@ class _Elide(ast.NodeTransformer):
 
 
 class Substitute(ast.NodeTransformer):
-    """Replaces bound names by their values, and names inside those values too (at most ``depth`` deep)."""
+    """Replaces bound names by their values, and names inside those values too (at most ``depth`` deep); a bound
+    ``self.name`` (what the test class set up) too."""
 
     def __init__(self, bound: dict, depth: int = 3):
         self.bound, self.depth = bound, depth
@@ -300,6 +301,12 @@ class Substitute(ast.NodeTransformer):
         if value is None or self.depth == 0:
             return node
         return Substitute(self.bound, self.depth - 1).visit(copy_node(value))
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and "self." + node.attr in self.bound \
+                and self.depth:  # what setUp made (``failing_statement._set_up``)
+            return Substitute(self.bound, self.depth - 1).visit(copy_node(self.bound["self." + node.attr]))
+        return self.generic_visit(node)
 
 
 def joined(items: list[str]) -> str:
