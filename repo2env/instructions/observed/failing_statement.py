@@ -37,7 +37,8 @@ class Site:
     raising_call: ast.expr | None = None
     raised_as: dict | None = None  # name of ``with pytest.raises(X) as name`` -> (X, the first statement under it)
     patched: list | None = None  # what the test changed around the call (``patches``)
-    steps: dict | None = None  # name -> (the value it was made as, the statements that changed it since: ``made_in_steps``)
+    # name -> (the value it was made as, the statements that changed it since: ``made_in_steps``)
+    steps: dict | None = None
 
 
 def raises_call(call: ast.Call) -> tuple[str, str | None, ast.expr | None] | None:
