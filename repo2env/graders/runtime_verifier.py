@@ -1204,12 +1204,14 @@ def cmd_run(args):
 
 
 def cmd_grade(args):
+    clock = _Phases()
     env_guard.kill_strays()  # first: nothing the agent left running acts from here on
     logs = args.logs_dir
     _clear_rewards(logs)
     reward, details, locked = 0.0, {}, {}
     try:
         inputs = read_inputs(args.tests_dir)
+        clock.mark("inputs")
         if args.inputs_sha256 and inputs["digest"] != args.inputs_sha256:
             raise RuntimeError("the grading inputs in %s are not the ones this task was generated with"
                                % args.tests_dir)
@@ -1221,8 +1223,10 @@ def cmd_grade(args):
             changed, intact = env_guard.check(inputs["python_env"])
             if changed:
                 raise RuntimeError(changed)
+        clock.mark("environment check")
         ws = config["workspace"]
         prepare_workspace(inputs)
+        clock.mark("workspace")
         files = grade_files(f2p + p2p)
         rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
         sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p),
@@ -1231,8 +1235,10 @@ def cmd_grade(args):
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
+        clock.mark("sentinels and locks")
         code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
                                          config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
+        clock.mark("tests")
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)
@@ -1249,6 +1255,8 @@ def cmd_grade(args):
                         "bytecode": bytecode,
                         "sentinels": len(sentinels),
                         "audit": audit_changes(ws, inputs["base_files"], set(inputs["overlay"]))})
+        clock.mark("results and audit")
+        details["phases"] = clock.seconds
         sys.stdout.write(tail + "\n")
     except Exception as exc:  # any failure grades 0: the reward file must always be written
         details = {"error": "%s: %s" % (type(exc).__name__, exc)}
@@ -1258,6 +1266,19 @@ def cmd_grade(args):
     _write_atomic(os.path.join(logs, "reward.txt"), "%s\n" % reward)
     sys.stdout.write("reward: %s\n" % reward)
     return 0
+
+
+class _Phases:
+    """Seconds (3 decimals) of the grader's phases, each from the previous mark: reward-details.json's
+    ``phases`` (where a grading's time goes: ``benchmarks/grading_overhead.py``)."""
+
+    def __init__(self):
+        self.seconds, self._last = {}, time.monotonic()
+
+    def mark(self, name):
+        now = time.monotonic()
+        self.seconds[name] = round(now - self._last, 3)
+        self._last = now
 
 
 def command_parser(description):
