@@ -84,6 +84,14 @@ class Doc:
         return "\\n".join(self.lines) + "\\n"
 
 
+def raises(err, func):
+    try:
+        func()
+    except err:
+        return True
+    return False
+
+
 class Callpoint:
     @classmethod
     def from_current(cls, level=1):
@@ -222,6 +230,10 @@ class TestWithSetUp(unittest.TestCase):
 
     def test_set_up(self):
         self.assertEqual(self.p.parse("11"), 4)
+
+
+def test_raises_helper():
+    assert sh.raises(ValueError, lambda: parse("12"))
 
 
 def test_steps():
@@ -403,6 +415,8 @@ SAID = {
     # copy the test's lines, so the lines that differ are told (pytest's diff)
     # what the test class set up (``self.p = Parser(base=2)`` in ``setUp``) stands for ``self.p``
     "test_set_up": "Calling `Parser(base=2).parse('11')` returns `3`; it should return `4`.",
+    # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
+    "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines beginning `'a = 1\\nb =…`, with the key "
                   "`'z'` set to `3`, its `as_string()` gives a wrong result: it lacks the line `z = 3` (expected as "
                   "line 1); it has the line `z = 3` more, at line 3.",

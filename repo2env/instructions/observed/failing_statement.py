@@ -168,8 +168,10 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
         elif not isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.FunctionDef
                             | ast.AsyncFunctionDef | ast.ClassDef):
             site.statement = node
-            if isinstance(node, ast.Expr):  # pytest.raises(E, f, x), also as pytest.raises(...).match("...")
-                for call in (n for n in ast.walk(node.value) if isinstance(n, ast.Call)):
+            checked = node.value if isinstance(node, ast.Expr) else node.test if isinstance(node, ast.Assert) and \
+                isinstance(node.test, ast.Call) else None  # assert raises(E, f): a library's helper (toolz's)
+            if checked is not None:  # pytest.raises(E, f, x), also as pytest.raises(...).match("...")
+                for call in (n for n in ast.walk(checked) if isinstance(n, ast.Call)):
                     raises = raises_call(call)
                     if raises:
                         site.expect_raise, site.expect_match, site.raising_call = raises

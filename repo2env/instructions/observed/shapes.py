@@ -608,7 +608,9 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     m = _DID_NOT_RAISE.search(text)
     unittest_missed = site.expect_raise is not None and not raised and "AssertionError" in message and (
         "not raised" in message or "not triggered" in message)  # assertRaises / assertWarns, unittest's words
-    if m or unittest_missed:
+    helper_missed = site.expect_raise is not None and not raised and isinstance(site.statement, ast.Assert) \
+        and site.raising_call is not None  # assert raises(E, f) was false: f raised nothing, or not E
+    if m or unittest_missed or helper_missed:
         subject = _subject(under, teller, bound)
         wanted = m.group(1) if m else site.expect_raise
         if subject is None:
