@@ -232,6 +232,11 @@ class TestWithSetUp(unittest.TestCase):
         self.assertEqual(self.p.parse("11"), 4)
 
 
+@pytest.mark.parametrize("text, want", [("7", 7), ("", 0)])
+def test_empty_id(text, want):
+    assert parse(text) == want
+
+
 def test_raises_helper():
     assert sh.raises(ValueError, lambda: parse("12"))
 
@@ -415,6 +420,9 @@ SAID = {
     # copy the test's lines, so the lines that differ are told (pytest's diff)
     # what the test class set up (``self.p = Parser(base=2)`` in ``setUp``) stands for ``self.p``
     "test_set_up": "Calling `Parser(base=2).parse('11')` returns `3`; it should return `4`.",
+    # a parametrized case whose id holds an empty string's (``test_empty_id[-0]``)
+    "test_empty_id": "Calling `parse('')` raises `ValueError: invalid literal for int() with base 10: ''` (in `parse` "
+                     "of `shapes/__init__.py`); it should return `0`.",
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines beginning `'a = 1\\nb =…`, with the key "

@@ -129,7 +129,8 @@ def _cases(decorator: ast.Call, tree) -> list[tuple[str, dict]]:
         parts = list(entry.elts) if len(names) > 1 and isinstance(entry, ast.Tuple | ast.List) else [entry]
         if entry is None or len(parts) != len(names):
             return []
-        ids = [_param_id(p, ids_kw) or f"{n}{index}" for p, n in zip(parts, names)]
+        shown = [_param_id(p, ids_kw) for p in parts]  # an empty string's id is "" (``test_args4-``)
+        ids = [f"{n}{index}" if x is None else x for x, n in zip(shown, names)]
         if isinstance(ids_kw, ast.List | ast.Tuple):
             given = str(ids_kw.elts[index].value) if index < len(ids_kw.elts) else None
         found.append((given if given is not None else "-".join(ids),
