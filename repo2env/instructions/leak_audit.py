@@ -2,15 +2,17 @@
 
 Rules (each finding names its rule and the character span it covers):
 
-- ``test_name``: a FAIL_TO_PASS/PASS_TO_PASS test function or class name, as a whole word.
+- ``test_name``: a FAIL_TO_PASS/PASS_TO_PASS test function or class name, or a helper the test patch defines
+  (``leak_strip.test_helpers``), as a whole word.
 - ``test_path``: a hidden test file path, or its file name (``conftest.py``/``__init__.py`` excepted).
 - ``repo_url``: a URL to an issue, pull request or commit of a GitHub/GitLab repository, or any URL under the
   repository's own web address.
 - ``sha``: a hexadecimal word of 7-40 characters with a digit and a letter (a commit id).
 - ``issue_ref``: ``#N``, ``owner/repo#N`` or ``GH-N``.
-- ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation) that also stands in an
-  added line of the gold patch's source files (the fix itself, copied; its changelog and documentation lines
-  say what the title says and are not the fix) or of the test patch (the grading tests, copied).
+- ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation, Markdown's code quotes
+  aside) that also stands in the added lines of the gold patch's source files (the fix itself, copied; its
+  changelog and documentation lines say what the title says and are not the fix) or of the test patch (the
+  grading tests, copied), read line after line (``copy_grams``: a comment wrapped over two lines is one run).
 
 ``audit`` lists findings; ``remove_findings`` cuts them out (the deterministic path's remedy).
 """
@@ -31,8 +33,21 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 def tokens(text: str) -> list[str]:
     """The audit's tokens of ``text``: words and single punctuation marks, with ``"`` read as ``'`` (so a copy
-    that only changed the quote style, as ``ast.unparse`` does, is still a copy)."""
-    return [t if t != '"' else "'" for t in _TOKEN.findall(text)]
+    that only changed the quote style, as ``ast.unparse`` does, is still a copy) and Markdown's code quotes
+    (`` ` ``) left out (a copy cut into code spans is still a copy)."""
+    return [t if t != '"' else "'" for t in _TOKEN.findall(text) if t != "`"]
+
+
+_COMMENT_LEAD = re.compile(r"^\s*(?:#+|//+|/?\*+/?|--|;+|\"\"\"|\'\'\'|>+)?\s*")
+
+
+def copy_grams(lines: Sequence[str], n: int = DEFAULT_NGRAM) -> set[tuple[str, ...]]:
+    """Every run of ``n`` tokens (``tokens``) of ``lines`` read as one text, line after line, with each line's
+    comment or quote marks at its start left out (``#``, ``//``, ``*``, ``--``, ``>``, a docstring's quotes):
+    a sentence of a comment or docstring wrapped over two lines is copied as one run (the ``gold_overlap``
+    rule's runs)."""
+    stream = [t for line in lines for t in tokens(_COMMENT_LEAD.sub("", line, count=1))]
+    return _ngrams(stream, n)
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 
 
@@ -82,12 +97,10 @@ def _word_spans(text: str, word: str, rule: str) -> list[Finding]:
 
 
 def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
-    grams: set[tuple[str, ...]] = set()
-    for line in list(ctx.gold_added_lines) + list(ctx.test_added_lines):
-        grams |= _ngrams(tokens(line), ctx.ngram)
+    grams = copy_grams(ctx.gold_added_lines, ctx.ngram) | copy_grams(ctx.test_added_lines, ctx.ngram)
     if not grams:
         return []
-    marks = list(_TOKEN.finditer(text))
+    marks = [m for m in _TOKEN.finditer(text) if m.group() != "`"]
     words = [m.group() if m.group() != '"' else "'" for m in marks]
     hit = [False] * len(marks)
     for i in range(len(marks) - ctx.ngram + 1):
@@ -109,7 +122,7 @@ def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
 
 def audit(text: str, ctx: AuditContext) -> list[Finding]:
     """Every leak in ``text``, ordered by position."""
-    paths, names = grading_test_needles(ctx.test_ids, ctx.hidden_paths, ctx.allowed_names)
+    paths, names = grading_test_needles(ctx.test_ids, ctx.hidden_paths, ctx.allowed_names, ctx.test_added_lines)
     found: list[Finding] = []
     for name in sorted(names):
         found += _word_spans(text, name, "test_name")

@@ -159,15 +159,34 @@ def _drop_sections(lines: list[str]) -> list[str]:
 _PLAIN_WORD = re.compile(r"[a-z]+")
 
 
-def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str], allowed: Sequence[str] = ()):
+_TEST_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*(?:export\s+)?(?:async\s+)?"
+                           r"function\s+([A-Za-z_]\w*)|^\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*fn\s+([A-Za-z_]\w*)")
+
+
+def test_helpers(test_lines: Sequence[str]) -> set[str]:
+    """The functions and classes the test patch's added lines define (Python ``def``/``class``, JavaScript
+    ``function``, Go ``func``, Rust ``fn``): the tests' own machinery, which an instruction never names (a
+    ``test_`` name is a grading test's, already a needle). Names of 4 characters or fewer and dunder names are
+    left out."""
+    found = set()
+    for line in test_lines:
+        m = _TEST_DEFINES.match(line)
+        name = next((g for g in m.groups() if g), None) if m else None
+        if name and len(name) > 4 and not name.startswith("__"):
+            found.add(name)
+    return found
+
+
+def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str], allowed: Sequence[str] = (),
+                         test_lines: Sequence[str] = ()):
     """(paths, names): substrings and whole words whose lines must go: each test id's path and names, the
     hidden paths, their file names, and a test module's dotted name (``tests.test_x``) and stem (``test_x``).
     Names that are one plain lowercase word (a Rust module path's ``tests``, ``all``, ``cases``; a subtest
     called ``empty``) are left out: they are the language's words, and stripping every sentence that uses
     them wipes statements that name no test. So are the ``allowed`` names: those the fix itself defines
     (``observed.evidence.interface_names``), the interface the task asks for, even when a test is named after
-    it."""
-    paths, names = set(), set()
+    it. ``test_lines``: the test patch's added lines, whose helpers (``test_helpers``) are needles too."""
+    paths, names = set(), set(test_helpers(test_lines))
     for tid in test_ids:
         parts = tid.split("::")
         paths.add(parts[0])
@@ -289,7 +308,8 @@ def _collapse_blank_lines(lines: list[str]) -> list[str]:
 # --- public API -------------------------------------------------------------------
 
 def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
-                hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = ()) -> str:
+                hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = (),
+                test_lines: Sequence[str] = ()) -> str:
     """Return `text` (str) with every leak removed; pure function, returns str.
 
     Rules, in order: CRLF/CR -> LF; HTML comments and fenced diff/patch blocks removed; trailer lines
@@ -317,14 +337,15 @@ def strip_leaks(text: str, *, test_ids: Sequence[str] = (),
     lines = [ln for ln in text.split("\n")
              if not (_TRAILER.match(ln) or _HRULE.match(ln) or _TASK.match(ln) or _BOT_LINE.search(ln))]
     lines = _drop_housekeeping(_drop_sections(lines))
-    paths, names = grading_test_needles(test_ids, hidden_paths, allowed_names)
+    paths, names = grading_test_needles(test_ids, hidden_paths, allowed_names, test_lines)
     lines = [kept for ln in lines if (kept := _without_test_sentences(ln, paths, names)) is not None]
     stripped = [s for s in map(_strip_refs_line, lines) if s is not None]
     return "\n".join(_collapse_blank_lines(stripped)).strip("\n")
 
 
 def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
-                      hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = ()) -> str:
+                      hidden_paths: Sequence[str] = (), allowed_names: Sequence[str] = (),
+                      test_lines: Sequence[str] = ()) -> str:
     """Return the instruction.md text (str) for a PR/commit `title` and `body`.
 
     Shape: '# <stripped title>\\n\\n<stripped body>\\n'; the body part is
@@ -333,7 +354,8 @@ def build_instruction(title: str, body: str, *, test_ids: Sequence[str] = (),
     LF-only, no trailing spaces, at most one blank line in a row, ends in
     exactly one newline.
     """
-    kw = {"test_ids": test_ids, "hidden_paths": hidden_paths, "allowed_names": allowed_names}
+    kw = {"test_ids": test_ids, "hidden_paths": hidden_paths, "allowed_names": allowed_names,
+          "test_lines": test_lines}
     head = " ".join(strip_leaks(title, **kw).split())
     stripped_body = strip_leaks(body, **kw)
     text = f"# {head}" + (f"\n\n{stripped_body}" if stripped_body.strip() else "")

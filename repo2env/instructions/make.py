@@ -90,7 +90,7 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
     grading tests saw before the fix (``observed.observed_behaviour``; shown to the model and, without one,
     appended as the "Observed behaviour" section)."""
     deterministic = build_instruction(title, body, test_ids=ctx.test_ids, hidden_paths=ctx.hidden_paths,
-                                      allowed_names=ctx.allowed_names)
+                                      allowed_names=ctx.allowed_names, test_lines=ctx.test_added_lines)
     extra = observed.section(list(observed_sentences))
     if extra:
         deterministic = fill_empty_title(deterministic.rstrip("\n") + "\n\n" + extra)

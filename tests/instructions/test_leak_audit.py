@@ -70,3 +70,21 @@ def test_remove_findings_leaves_whole_sentences():
 def test_added_lines_of_a_patch():
     patch = "--- a/s.py\n+++ b/s.py\n@@ -1,1 +1,2 @@\n x = 1\n+y = 2\n"
     assert added_lines(patch) == ["y = 2"] and added_lines("not a patch") == []
+
+
+def test_a_copy_cut_into_code_spans_or_wrapped_over_two_lines_is_still_a_copy():
+    """Markdown's code quotes do not break a run (`initial=1`, `max=60`, ... is the test's line), and the added
+    lines are read one after the other with comment marks left out (a comment wrapped over two lines of the fix
+    is one run)."""
+    ctx = AuditContext(test_added_lines=["    r = retry(wait=wait(initial=1, max=60, jitter=1, min=5))"],
+                       gold_added_lines=["    # a sub-table header such as", "    # [fruit.apple.texture] ends it"])
+    assert fired("Call it with `initial=1`, `max=60`, `jitter=1` and `min=5`.", ctx) == ["gold_overlap"]
+    assert fired("Call it with `initial=1` and `max=60` and `jitter=1` and `min=5`.", ctx) == []
+    assert fired("A sub-table header such as [fruit.apple.texture] is lost.", ctx) == ["gold_overlap"]
+
+
+def test_a_helper_the_test_patch_defines_is_a_test_name():
+    ctx = AuditContext(test_added_lines=["def my_call(x):", "    return x", "class FakeClock:", "def setup():"])
+    assert fired("The sync test's my_call fails.", ctx) == ["test_name"]
+    assert fired("A FakeClock never ticks.", ctx) == ["test_name"]
+    assert fired("The setup is wrong.", ctx) == []  # one plain word: the language's, not a needle

@@ -368,7 +368,7 @@ SAID = {
     "test_exc": "Calling `parse('1 kB')` raises `ValueError: invalid literal for int() with base 10: '1 kB'` "
                 "(in `parse` of `shapes/__init__.py`); it should not raise.",
     # the whole call is 8+ tokens of a test line: told argument by argument
-    "test_exc_expected": "Calling `to_bytes` with `'3 MiB'`, `binary=True` and `strict=False` raises `KeyError: "
+    "test_exc_expected": "Calling `to_bytes` with `'3 MiB'` and `binary=True` and `strict=False` raises `KeyError: "
                          "'MiB'` (in `to_bytes` of `shapes/__init__.py`); it should return `3 * 1024 ** 2`.",
     "test_raises": "Calling `area(-1, 2)` does not raise an error; it should raise `ValueError`.",
     "test_other_error": "Calling `parse('x')` raises `ValueError: invalid literal for int() with base 10: 'x'` "
@@ -385,7 +385,7 @@ SAID = {
     "test_as_it_ran": "Calling `is_wide` with a `Range` of `12`, `400` and `7000` returns `False`; it should "
                       "return a true value.",
     # told argument by argument, and still no test variable named
-    "test_split": "Calling `to_bytes` with `'9 MiB'`, `binary=True` and `strict=…` raises `KeyError: 'MiB'` (in "
+    "test_split": "Calling `to_bytes` with `'9 MiB'` and `binary=True` and `strict=…` raises `KeyError: 'MiB'` (in "
                   "`to_bytes` of `shapes/__init__.py`); it should return `1`.",
     # what the test changed around the call comes first: the observation holds only then
     # a fixture that returns a call stands for it; the conditional and the parametrized value are read
@@ -425,16 +425,17 @@ SAID = {
                      "of `shapes/__init__.py`); it should return `0`.",
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
-    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines beginning `'a = 1\\nb =…`, with the key "
+    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = …'` (`…`: left out), with the key "
                   "`'z'` set to `3`, its `as_string()` gives a wrong result: it lacks the line `z = 3` (expected as "
                   "line 1); it has the line `z = 3` more, at line 3.",
-    # a value read from the test patch's data file: told by its size and the beginning that copies no line of it
-    "test_from_file": "Calling `to_bytes` with a string of 23 characters beginning `'12 kB, 3 kB, 4…` raises "
+    # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
+    "test_from_file": "Calling `to_bytes` with a string of 23 characters, `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
                       "`shapes/__init__.py`); it should not raise.",
-    # the error's message quotes that line: its beginning only
+    # the error's message quotes that line: shortened too
     "test_message_quotes_the_file": "Calling `parse` raises `ValueError: invalid literal for int() with base 10: "
-                                    "'12 kB, 3 kB, 4…` (in `parse` of `shapes/__init__.py`); it should not raise.",
+                                    "'12 kB, 3 kB, 4 …, 5 kB\\n'` (in `parse` of `shapes/__init__.py`); it should "
+                                    "not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
     # test passes after it); the helper's argument is its own parameter, so only the function is named
     "test_callee": "Calling `explode` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "

@@ -438,11 +438,10 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
         if found[0] != "?":
             entries.append(found)
     ours = "-" if swapped else "+"
-    said, line, i = [], 0, 0
+    said, line, theirs_line, i = [], 0, 0, 0  # lines of the value and of the expected text passed so far
     while i < len(entries) and len(said) < most:
         if entries[i][0] == " ":
-            line += 1
-            i += 1
+            line, theirs_line, i = line + 1, theirs_line + 1, i + 1
             continue
         run = []
         while i < len(entries) and entries[i][0] != " ":
@@ -455,10 +454,10 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
         if told_ours and told_theirs:
             said.append(f"line {line + 1} is {told_ours[0]} where {told_theirs[0]} is expected")
         elif told_theirs:
-            said.append(f"it lacks {joined(told_theirs)} (expected as line {line + 1})")
+            said.append(f"it lacks {joined(told_theirs)} (expected as line {theirs_line + 1})")
         else:
             said.append(f"it has {joined(told_ours)} more, at line {line + 1}")
-        line += len(told_ours)
+        line, theirs_line = line + len(told_ours), theirs_line + len(told_theirs)
     return "; ".join(said) if said else None
 
 

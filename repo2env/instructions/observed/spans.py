@@ -8,7 +8,7 @@ import copy
 import re
 import sys
 
-from repo2env.instructions.leak_audit import DEFAULT_NGRAM, tokens
+from repo2env.instructions.leak_audit import DEFAULT_NGRAM, copy_grams, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source, reexports
 from repo2env.graders.runtime_verifier import TEST_DIRS
 
@@ -64,31 +64,34 @@ class Teller:
                         (self.from_tests if self.is_test_module(a.name) else self.imported).add(
                             (a.asname or a.name).split(".")[0])
         self.imported -= self.stdlib
-        self.grams: set[tuple[str, ...]] = set()
-        for line in [x for text in evidence.test_sources.values() for x in text.splitlines()] + list(
-                evidence.test_patch_lines):
-            words = tokens(line)
-            self.grams |= {tuple(words[i:i + DEFAULT_NGRAM]) for i in range(len(words) - DEFAULT_NGRAM + 1)}
+        self.grams = copy_grams(evidence.test_patch_lines)  # the audit's runs, line after line
+        for text in evidence.test_sources.values():
+            self.grams |= copy_grams(text.splitlines())
 
     def copied(self, text: str) -> bool:
         """``text`` repeats ``DEFAULT_NGRAM`` tokens of a test line (the audit's tokens: quote style aside)."""
         words = tokens(text)
         return any(tuple(words[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(words) - DEFAULT_NGRAM + 1))
 
-    def prefix(self, text: str, least: int = 3) -> str | None:
-        """The code span of ``text``'s longest beginning that copies no test line, ending in ``…``; None when that
-        beginning holds fewer than ``least`` tokens or ``text`` copies none (then ``code`` tells it whole)."""
-        text = " ".join(text.split()) if "\n" in text else text
-        marks = list(re.finditer(r"\w+|[^\w\s]", text))
+    def elided(self, text: str, most: float = 0.25) -> str | None:
+        """The code span of ``text`` with the fewest tokens left out (each shown as ``…``) so that no run of
+        ``DEFAULT_NGRAM`` tokens copies a test line: from the start, the token that would complete a copied run
+        goes; None when ``text`` copies nothing (``code`` tells it whole) or more than ``most`` of its tokens
+        would go."""
+        marks = [m for m in re.finditer(r"\w+|[^\w\s]", text) if m.group() != "`"]
         words = [m.group() if m.group() != '"' else "'" for m in marks]
-        first = next((i for i in range(len(words) - DEFAULT_NGRAM + 1)
-                      if tuple(words[i:i + DEFAULT_NGRAM]) in self.grams), None)
-        if first is None:
+        cut, start = [], 0  # the tokens left out; where the current unbroken run starts
+        for i in range(len(words)):
+            if i - start + 1 >= DEFAULT_NGRAM and tuple(words[i - DEFAULT_NGRAM + 1:i + 1]) in self.grams:
+                cut.append(i)
+                start = i + 1
+        if not cut or len(cut) > most * len(words):
             return None
-        keep = first + DEFAULT_NGRAM - 1  # the window's last token left out: no window of the beginning copies
-        if keep < least:
-            return None
-        return self.code(text[:marks[keep - 1].end()][:MAX_CHARS - 1].removesuffix("\\") + "…")
+        out, pos = [], 0
+        for i in cut:
+            out += [text[pos:marks[i].start()], "…"]
+            pos = marks[i].end()
+        return self.code("".join(out) + text[pos:])
 
     def code(self, text: str) -> str | None:
         """A code span for ``text``, or None when it would copy a test line or holds a value that differs from
@@ -101,12 +104,12 @@ class Teller:
 
     def error(self, raised: str) -> str | None:
         """The code span of an exception (``Type: message``); only its type when the message names the tests'
-        own things (a test module, a test function, a class or function the tests define, ``<locals>``); its beginning
-        (``prefix``) when the message would copy a test line (a parser quoting the test's input)."""
+        own things (a test module, a test function, a class or function the tests define, ``<locals>``); shortened
+        (``elided``) when the message would copy a test line (a parser quoting the test's input)."""
         kind, sep, message = raised.partition(": ")
         if sep and self.names_tests(message):
             return self.code(kind)
-        return self.code(raised) or (self.prefix(raised, least=len(tokens(kind)) + 2) if sep else None)
+        return self.code(raised) or (self.elided(raised) if sep else None)
 
     def is_test_module(self, name: str) -> bool:
         """``name`` (a dotted module name) is one of the tests' own: relative (``.helpers``), a test file of the
@@ -168,7 +171,10 @@ class Teller:
         spans = [s for s in spans if s != "`…`"]
         if func is None or not spans or None in spans:
             return func
-        return f"{func} with {joined(spans)}"
+        listed = joined(spans)
+        if self.copied(listed):  # `a`, `b`, `c` reads as the test's own a, b, c: no list separator then
+            listed = " and ".join(spans)
+        return None if self.copied(listed) else f"{func} with {listed}"
 
     def argument(self, node) -> str | None:
         """One argument as a user would tell it: its code span; when that would copy a test line, a literal
@@ -220,15 +226,15 @@ class Teller:
         return f"a {func} with {joined(parts)}" if parts else func
 
     def _text_value(self, value: str | bytes) -> str | None:
-        """A string or bytes value that would copy a test line, told by its size and its beginning: "a string of
-        3 lines beginning `'a = {b = 1,\\n c…`"."""
-        begins = self.prefix(repr(value))
-        if begins is None:
+        """A string or bytes value that would copy a test line, told with the fewest characters left out
+        (``elided``): "a string of 3 lines, `'a = {b = 1,\\n c = 2…\\n}'` (`…`: left out)"."""
+        shown = self.elided(repr(value))
+        if shown is None:
             return None
         kind = "string" if isinstance(value, str) else "bytes value"
-        lines = value.count("\n" if isinstance(value, str) else b"\n") + 1
+        lines = len(value.splitlines())
         size = f"of {lines} lines" if lines > 1 else f"of {len(value)} characters"
-        return f"a {kind} {size} beginning {begins}"
+        return f"a {kind} {size}, {shown} (`…`: left out)"
 
     def _test_object(self, value) -> str | None:
         """"a subclass of `Protocol` (defined for the test)" for a class the tests define, "an instance of a class
@@ -290,6 +296,15 @@ class Substitute(ast.NodeTransformer):
             else:
                 args.append(arg)
         node.args = args
+        keywords = []
+        for kw in node.keywords:  # f(**{"multiline": True}) is f(multiline=True)
+            if kw.arg is None and isinstance(kw.value, ast.Dict) and all(
+                    isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+                    for k in kw.value.keys):
+                keywords += [ast.keyword(arg=k.value, value=v) for k, v in zip(kw.value.keys, kw.value.values)]
+            else:
+                keywords.append(kw)
+        node.keywords = keywords
         if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) == 2
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
                 and node.args[1].value.isidentifier()):  # getattr(x, "name") is x.name

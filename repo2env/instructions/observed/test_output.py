@@ -22,7 +22,7 @@ expected values are told only while the tests fail in more distinct ways than se
 
 import re
 
-from repo2env.instructions.leak_audit import DEFAULT_NGRAM, _ngrams, tokens
+from repo2env.instructions.leak_audit import DEFAULT_NGRAM, _ngrams, copy_grams, tokens
 from repo2env.instructions.observed.evidence import Evidence
 from repo2env.instructions.observed.spans import joined
 
@@ -113,8 +113,7 @@ class _Writer:
                                                r"(\w+)\s*\([^;]*$", text, re.MULTILINE))
                 self.helpers.update(re.findall(r"\b(?:class|interface|enum|record)\s+(\w+)", text))
             lines += text.splitlines()
-        lines += evidence.test_patch_lines  # the test patch's data files too: the audit reads them
-        self.ngrams = set().union(*(_ngrams(tokens(line), DEFAULT_NGRAM) for line in lines)) if lines else set()
+        self.ngrams = copy_grams(lines) | copy_grams(evidence.test_patch_lines)  # data files too: the audit's
         self.test_names = {t.split("::", 1)[-1].split("/", 1)[0] for t in evidence.fail_to_pass}
         self.test_names |= {part.split("(", 1)[0].split("$", 1)[0] for t in evidence.fail_to_pass
                             for part in t.split("::")[1:]}  # Java's class and method
