@@ -40,13 +40,13 @@ _SHAPED_URL = (r"https?://[\w.-]+(?::\d+)?/(?:[^\s<>()\[\]\"'`]*/)?"
                r"(?=[/?#=\s<>()\[\]\"'`.,;:!]|$)(?:[/?#=][^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?])?")
 _URL = f"(?:{_GH_URL}|{_GL_URL}|{_HOST_URL}|{_SHAPED_URL})"
 _XREPO = r"(?<![\w/])[\w.-]+/[\w.-]+#\d+\b"      # owner/repo#123
-_HASHREF = r"(?<![\w&#/])#\d+\b"                 # #123 (not &#123; entities)
+_HASHREF = r"(?<![\w&#/])#\d+(?:/#\d+)*\b"        # #123, #513/#524 (not &#123; entities)
 _GHREF = r"(?<![\w-])gh-\d+\b"                    # GH-123 / gh-123
 _WORDREF = r"\b(?:issues?|pr|pull request|pull|bug|ticket)\s+\d+\b(?:\s*:)?"  # "Issue 1214:", "PR 12"
 _REF = f"(?:{_URL}|{_XREPO}|{_HASHREF}|{_GHREF}|{_WORDREF})"
 
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*" + _URL + r"""(?:\s+"[^"]*")?\s*\)""", re.I)
-_SQUASH = re.compile(r"\s*\(\s*#\d+(?:\s*,\s*#\d+)*\s*\)")
+_SQUASH = re.compile(r"\s*\(\s*#\d+(?:\s*[,/]\s*#\d+)*\s*\)")
 _CLOSING = re.compile(
     r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b\s*:?\s*"
     + _REF + r"(?:\s*(?:,|\band\b)\s*" + _REF + ")*", re.I)

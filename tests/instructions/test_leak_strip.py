@@ -120,6 +120,7 @@ def test_rule7_commit_shas_removed():
 def test_rule8_squash_suffix():
     assert build_instruction("Allow trailing comma (#1187)", "") == "# Allow trailing comma\n"
     assert strip_leaks("Merge things (#1, #2) now") == "Merge things now"
+    assert strip_leaks("the table case (#513/#524) never ran") == "the table case never ran"  # no "/#524" left
 
 
 def test_rule9_grading_tests_and_hidden_paths():
