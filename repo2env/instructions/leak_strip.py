@@ -99,7 +99,7 @@ fixes fixed closes closed resolves resolved details more info information backgr
 link below above original cherry-picked cherry picked backport backported backports ported too
 """.split())
 _FILLER_GROUP = re.compile(
-    r"[(\[<]\s*(?:(?:%s)\b[\s,;:]*)*[)\]>]" % "|".join(
+    r"(?<!`)[(\[<]\s*(?:(?:%s)\b[\s,;:]*)*[)\]>](?!`)" % "|".join(  # never code: ``[a]``
         re.escape(w) for w in sorted(FILLER, key=len, reverse=True)), re.I)
 
 

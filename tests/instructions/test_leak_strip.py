@@ -121,6 +121,8 @@ def test_rule8_squash_suffix():
     assert build_instruction("Allow trailing comma (#1187)", "") == "# Allow trailing comma\n"
     assert strip_leaks("Merge things (#1, #2) now") == "Merge things now"
     assert strip_leaks("the table case (#513/#524) never ran") == "the table case never ran"  # no "/#524" left
+    # a code span that reads as filler words ([a], a TOML table) stays
+    assert strip_leaks("the new ``[a]`` header (#524) and") == "the new ``[a]`` header and"
 
 
 def test_rule9_grading_tests_and_hidden_paths():
