@@ -145,15 +145,31 @@ def audit(text: str, ctx: AuditContext) -> list[Finding]:
 
 
 _DANGLING = re.compile(r"(?:\b(?:as in|in|see|from|by|at|of|via|per)\s*)$", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<![Ee]\.g\.)(?<![Ii]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?])\s+")  # not after "e.g."
+
+
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|\||$)")
 
 
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the sentence of ``text`` around ``start``..``end``, within its line (a list item or a
-    heading is its own sentence)."""
+    """The span of the sentence of ``text`` around ``start``..``end``, within its paragraph's lines (a
+    paragraph hard-wrapped over several lines is one text: a sentence's head on the line before is its own; a
+    list item, a heading, a quote, a table row or a fence starts a paragraph of its own)."""
     line_start = text.rfind("\n", 0, start) + 1
+    while line_start > 0 and not _BLOCK_START.match(text[line_start:text.find("\n", line_start) % (len(text) + 1)]):
+        before = text.rfind("\n", 0, line_start - 1) + 1  # the line above joins unless it is blank or a heading
+        above = text[before:line_start - 1]
+        if not above.strip() or above.lstrip().startswith(("#", "```", "|")):
+            break
+        line_start = before
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
+    while line_end < len(text):
+        after = text.find("\n", line_end + 1)
+        after = len(text) if after < 0 else after
+        if _BLOCK_START.match(text[line_end + 1:after]):
+            break
+        line_end = after
     line = text[line_start:line_end]
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]
     left = max(b for b in bounds if b <= start - line_start)

@@ -88,3 +88,12 @@ def test_a_helper_the_test_patch_defines_is_a_test_name():
     assert fired("The sync test's my_call fails.", ctx) == ["test_name"]
     assert fired("A FakeClock never ticks.", ctx) == ["test_name"]
     assert fired("The setup is wrong.", ctx) == []  # one plain word: the language's, not a needle
+
+
+def test_a_copy_takes_its_whole_sentence_when_the_paragraph_is_wrapped_over_lines():
+    """A sentence hard-wrapped over three lines goes whole (not its first lines only, leaving the rest mid-way);
+    "e.g." ends no sentence, and the next sentence and list items stay."""
+    ctx = AuditContext(gold_added_lines=["        multiplier = UNITS[suffix.upper()]"])
+    text = ("# Sizes\n\nParsing a size (e.g. with multiplier = UNITS[suffix.upper()] in\nthe loop) kept the unit,\n"
+            "which broke kB. The rest\nis fine.\n\n- an item\n")
+    assert remove_findings(text, audit(text, ctx)) == "# Sizes\n\nThe rest\nis fine.\n\n- an item\n"
