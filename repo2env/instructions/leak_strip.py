@@ -159,8 +159,9 @@ def _drop_sections(lines: list[str]) -> list[str]:
 _PLAIN_WORD = re.compile(r"[a-z]+")
 
 
-_TEST_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^\s*(?:export\s+)?(?:async\s+)?"
-                           r"function\s+([A-Za-z_]\w*)|^\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*fn\s+([A-Za-z_]\w*)")
+_TEST_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|"
+                           r"^\s*(?:export\s+)?(?:async\s+)?function\s+([A-Za-z_]\w*)|"
+                           r"^\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*fn\s+([A-Za-z_]\w*)")
 
 
 def test_helpers(test_lines: Sequence[str]) -> set[str]:
