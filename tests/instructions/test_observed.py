@@ -84,6 +84,12 @@ class Doc:
         return "\\n".join(self.lines) + "\\n"
 
 
+def memo(size=128):
+    if size < 0:
+        raise ValueError("size must be positive")
+    return lambda func: func
+
+
 def raises(err, func):
     try:
         func()
@@ -118,6 +124,7 @@ import unittest
 import pytest
 import shapes as sh
 from shapes import area, parse, to_bytes, Parser, words, Box, items, Range, explode, check, Callpoint, is_wide
+from shapes import memo
 
 
 def make_box():
@@ -235,6 +242,17 @@ class TestWithSetUp(unittest.TestCase):
 @pytest.mark.parametrize("text, want", [("7", 7), ("", 0)])
 def test_empty_id(text, want):
     assert parse(text) == want
+
+
+def keep(memo):  # a helper whose parameter has the API's name: the API stays the API
+    return memo
+
+
+def test_decorated():
+    @memo(size=-1)
+    def f():
+        return 1
+    assert f() == 1
 
 
 def test_raises_helper():
@@ -423,6 +441,9 @@ SAID = {
     # a parametrized case whose id holds an empty string's (``test_empty_id[-0]``)
     "test_empty_id": "Calling `parse('')` raises `ValueError: invalid literal for int() with base 10: ''` (in `parse` "
                      "of `shapes/__init__.py`); it should return `0`.",
+    # a decorator of a function the test defines raised: its call is told
+    "test_decorated": "Calling `memo(size=-1)` raises `ValueError: size must be positive` (in `memo` of "
+                      "`shapes/__init__.py`); it should not raise.",
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = …'` (`…`: left out), with the key "

@@ -177,6 +177,11 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                     if raises:
                         site.expect_raise, site.expect_match, site.raising_call = raises
                         break
+    for node in ast.walk(func):  # @retry(enabled=False) on a function the test defines: the decorator's call ran
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node is not func:
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Call) and decorator.lineno <= line <= (decorator.end_lineno or 0):
+                    site.statement = ast.Expr(value=decorator, lineno=decorator.lineno, col_offset=0)
     for node in tree.body:  # import aliases, as a user spells the module: ``mi`` -> ``more_itertools``
         if isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:

@@ -64,6 +64,9 @@ class Teller:
                         (self.from_tests if self.is_test_module(a.name) else self.imported).add(
                             (a.asname or a.name).split(".")[0])
         self.imported -= self.stdlib
+        # a name a test file imports from the project is its API, even where some test also binds that name (a
+        # parameter ``retry``, a local ``retry = ...``): not the tests' own
+        self.helpers -= self.imported - self.defined
         self.grams = copy_grams(evidence.test_patch_lines)  # the audit's runs, line after line
         for text in evidence.test_sources.values():
             self.grams |= copy_grams(text.splitlines())
