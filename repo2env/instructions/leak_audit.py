@@ -28,14 +28,23 @@ from repo2env.instructions.leak_strip import FILLER, REFERENCES, SHA, grading_te
 
 RULES = ("test_name", "test_path", "repo_url", "sha", "issue_ref", "gold_overlap")
 DEFAULT_NGRAM = 8
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+# a word, a punctuation mark, or an escaped line break or tab (``\n`` in a string's repr), which separates like
+# the line break it stands for: a data file quoted as a repr is still a copy of its lines
+_TOKEN = re.compile(r"\\[nrt](?![0-9a-fA-F]{2})|\w+|[^\w\s]")
+_SEPARATORS = ("`", "\\n", "\\r", "\\t")
+
+
+def token_marks(text: str) -> list:
+    """The audit's tokens of ``text`` as regex matches (their positions), separators left out."""
+    return [m for m in _TOKEN.finditer(text) if m.group() not in _SEPARATORS]
 
 
 def tokens(text: str) -> list[str]:
     """The audit's tokens of ``text``: words and single punctuation marks, with ``"`` read as ``'`` (so a copy
-    that only changed the quote style, as ``ast.unparse`` does, is still a copy) and Markdown's code quotes
-    (`` ` ``) left out (a copy cut into code spans is still a copy)."""
-    return [t if t != '"' else "'" for t in _TOKEN.findall(text) if t != "`"]
+    that only changed the quote style, as ``ast.unparse`` does, is still a copy), Markdown's code quotes
+    (`` ` ``) and escaped line breaks (``\\n``) left out: a copy cut into code spans, or a data file quoted as a
+    string's repr, is still a copy."""
+    return [m.group() if m.group() != '"' else "'" for m in token_marks(text)]
 
 
 _COMMENT_LEAD = re.compile(r"^\s*(?:#+|//+|/?\*+/?|--|;+|\"\"\"|\'\'\'|>+)?\s*")
@@ -100,7 +109,7 @@ def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:
     grams = copy_grams(ctx.gold_added_lines, ctx.ngram) | copy_grams(ctx.test_added_lines, ctx.ngram)
     if not grams:
         return []
-    marks = [m for m in _TOKEN.finditer(text) if m.group() != "`"]
+    marks = token_marks(text)
     words = [m.group() if m.group() != '"' else "'" for m in marks]
     hit = [False] * len(marks)
     for i in range(len(marks) - ctx.ngram + 1):

@@ -97,3 +97,11 @@ def test_a_copy_takes_its_whole_sentence_when_the_paragraph_is_wrapped_over_line
     text = ("# Sizes\n\nParsing a size (e.g. with multiplier = UNITS[suffix.upper()] in\nthe loop) kept the unit,\n"
             "which broke kB. The rest\nis fine.\n\n- an item\n")
     assert remove_findings(text, audit(text, ctx)) == "# Sizes\n\nThe rest\nis fine.\n\n- an item\n"
+
+
+def test_a_data_file_quoted_as_a_strings_repr_is_a_copy():
+    """``\\n`` in a repr separates like the line break it stands for: a data file of short lines quoted whole
+    copies its lines."""
+    ctx = AuditContext(test_added_lines=["a = {", "  b = 1, c = 2,", "}"])
+    assert fired("Calling `loads('a = {\\n  b = 1, c = 2,\\n}')` raises an error.", ctx) == ["gold_overlap"]
+    assert fired("Calling `loads('a = {\\n  b = 1, …= 2,\\n}')` raises an error.", ctx) == []

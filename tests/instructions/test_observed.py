@@ -446,9 +446,9 @@ SAID = {
                       "`shapes/__init__.py`); it should not raise.",
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
-    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = …'` (`…`: left out), with the key "
-                  "`'z'` set to `3`, its `as_string()` gives a wrong result: it lacks the line `z = 3` (expected as "
-                  "line 1); it has the line `z = 3` more, at line 3.",
+    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = 2…` (`…`: left out), with the "
+                  "key `'z'` set to `3`, its `as_string()` gives `'a = 1\\nb = 2\\nz = 3\\n'`: it lacks the line "
+                  "`z = 3` (expected as line 1); it has the line `z = 3` more, at line 3.",
     # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
     "test_from_file": "Calling `to_bytes` with a string of 23 characters, `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "

@@ -164,7 +164,7 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                 raises = raises_call(item.context_expr) if isinstance(item.context_expr, ast.Call) else None
                 if raises:
                     site.expect_raise, site.expect_match = raises[0], raises[1]
-            if node.lineno == line and node.body:
+            if node.lineno == line and len(node.body) == 1:  # of several statements, which one is not known
                 site.statement = node.body[0]
         elif not isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.FunctionDef
                             | ast.AsyncFunctionDef | ast.ClassDef):

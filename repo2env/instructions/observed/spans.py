@@ -8,7 +8,7 @@ import copy
 import re
 import sys
 
-from repo2env.instructions.leak_audit import DEFAULT_NGRAM, copy_grams, tokens
+from repo2env.instructions.leak_audit import DEFAULT_NGRAM, copy_grams, token_marks, tokens
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source, reexports
 from repo2env.graders.runtime_verifier import TEST_DIRS
 
@@ -81,7 +81,7 @@ class Teller:
         ``DEFAULT_NGRAM`` tokens copies a test line: from the start, the token that would complete a copied run
         goes; None when ``text`` copies nothing (``code`` tells it whole) or more than ``most`` of its tokens
         would go."""
-        marks = [m for m in re.finditer(r"\w+|[^\w\s]", text) if m.group() != "`"]
+        marks = token_marks(text)
         words = [m.group() if m.group() != '"' else "'" for m in marks]
         cut, start = [], 0  # the tokens left out; where the current unbroken run starts
         for i in range(len(words)):
