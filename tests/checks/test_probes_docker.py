@@ -98,9 +98,9 @@ def _no_env_manifest(copy: Path) -> None:
 def _grader_runs_git(copy: Path) -> None:
     """A grader that runs git in the agent's repository after preparing it, as graders that reset test files
     with git do: git runs whatever the repository's configuration names."""
-    _edit(copy, "tests/verifier.py", "        prepare_workspace(inputs)\n        files = grade_files(",
-          "        prepare_workspace(inputs)\n        subprocess.run(['git', '-C', ws, 'status'], stdout=subprocess.PIPE,"
-          " stderr=subprocess.STDOUT)\n        files = grade_files(")
+    _edit(copy, "tests/verifier.py", "        files = grade_files(f2p + p2p)",  # after prepare_workspace
+          "        subprocess.run(['git', '-C', ws, 'status'], stdout=subprocess.PIPE,"
+          " stderr=subprocess.STDOUT)\n        files = grade_files(f2p + p2p)")
 
 
 def _python_from_path(copy: Path) -> None:
