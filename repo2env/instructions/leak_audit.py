@@ -160,12 +160,18 @@ _SENTENCE_END = re.compile(r"(?<![Ee]\.g\.)(?<![Ii]\.e\.)(?<!etc\.)(?<!vs\.)(?<=
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|\||$)")
 
 
+def _line_from(text: str, start: int) -> str:
+    """The line of ``text`` that begins at offset ``start``, without its line break."""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the sentence of ``text`` around ``start``..``end``, within its paragraph's lines (a
     paragraph hard-wrapped over several lines is one text: a sentence's head on the line before is its own; a
     list item, a heading, a quote, a table row or a fence starts a paragraph of its own)."""
     line_start = text.rfind("\n", 0, start) + 1
-    while line_start > 0 and not _BLOCK_START.match(text[line_start:text.find("\n", line_start) % (len(text) + 1)]):
+    while line_start > 0 and not _BLOCK_START.match(_line_from(text, line_start)):
         before = text.rfind("\n", 0, line_start - 1) + 1  # the line above joins unless it is blank or a heading
         above = text[before:line_start - 1]
         if not above.strip() or above.lstrip().startswith(("#", "```", "|")):
@@ -173,12 +179,8 @@ def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
         line_start = before
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
-    while line_end < len(text):
-        after = text.find("\n", line_end + 1)
-        after = len(text) if after < 0 else after
-        if _BLOCK_START.match(text[line_end + 1:after]):
-            break
-        line_end = after
+    while line_end < len(text) and not _BLOCK_START.match(_line_from(text, line_end + 1)):
+        line_end += 1 + len(_line_from(text, line_end + 1))
     line = text[line_start:line_end]
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]
     left = max(b for b in bounds if b <= start - line_start)

@@ -104,18 +104,17 @@ def make_instruction(title: str, body: str, ctx: AuditContext, *, symbols=(),
             record = LeakAuditRecord(source="synthesized", rules_fired=rules_fired(seen), action=action,
                                      **_quality(text, 0))
             return Instruction(text, "synthesized", record, synthesis)
-    findings = audit(deterministic, ctx)
-    text = fill_empty_title(remove_findings(deterministic, findings)) if findings else deterministic
-    seen += findings
-    for _ in range(MAX_REMOVALS):  # what a removal left can read as a copy again (a run across two lines)
-        again = audit(text, ctx)
-        if not again:
+    text, findings = deterministic, []
+    for _ in range(1 + MAX_REMOVALS):  # what a removal left can read as a copy again (a run across two lines)
+        found = audit(text, ctx)
+        if not found:
             break
-        text, findings = fill_empty_title(remove_findings(text, again)), findings + again
-        seen += again
+        text, findings = fill_empty_title(remove_findings(text, found)), findings + found
     else:
-        if audit(text, ctx):  # still not clean: keep the title alone, audited in turn
-            text = fill_empty_title(remove_findings(text, audit(text, ctx)).split("\n", 1)[0] + "\n")
+        left = audit(text, ctx)
+        if left:  # still not clean: keep the title alone, audited in turn
+            text = fill_empty_title(remove_findings(text, left).split("\n", 1)[0] + "\n")
+    seen += findings
     action = "spans_removed" if findings else ("fell_back" if synthesizer is not None else "none")
     record = LeakAuditRecord(source="deterministic", rules_fired=rules_fired(seen), action=action,
                              **_quality(text, len(observed_sentences) if extra else 0))

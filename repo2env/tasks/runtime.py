@@ -37,8 +37,7 @@ from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
 from repo2env.instructions.make import make_instruction
 from repo2env.instructions.observed import Evidence, observed_behaviour
-from repo2env.instructions.observed.evidence import relative_imports
-from repo2env.instructions.observed.evidence import interface_names, module_names_of
+from repo2env.instructions.observed.evidence import interface_names, module_names_of, relative_imports
 from repo2env.tasks import widen
 from repo2env.tasks.category import change_category
 from repo2env.tasks.common import (
@@ -201,7 +200,6 @@ def audit_context(spec: RuntimeSpec, selection) -> AuditContext:
 
 
 _SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") in the graders
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")  # an object's default repr: <Foo object at 0x7f3a2c1d9e80>
 
 
 def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
@@ -210,7 +208,7 @@ def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
     ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest differs in
     some run."""
     def split(digest: str) -> tuple[str, list[str]]:
-        lines = _ADDRESS.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
+        lines = runtime_verifier.ADDRESS.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
         return "\n".join(x for x in lines if not x.startswith("L ")), [x for x in lines if x.startswith("L ")]
 
     head, shown = split(text)
@@ -231,8 +229,7 @@ def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> E
     repository's Python test files (``language.is_test_file``)."""
     suffixes = getattr(language, "test_source_suffixes", (".py",))
     # the runner's scratch folder (its HOME and TMPDIR: ``r2e-run-<random>``) is named alike in every run
-    failures = {k: _SCRATCH.sub("r2e-run-XXXXXXXX", v) for run in reversed(before)
-                for k, v in run.failure_details.items()}
+    failures = {k: v for run in reversed(before) for k, v in run.failure_details.items()}
     # a failure that reads differently from one run to the next (a thread id, an address, a time) tells nothing
     # a user could rely on, and would make the instruction (and the bundle hash) differ between builds; a local
     # value that does (a temporary folder's name) is left out, and the rest of the failure kept

@@ -207,7 +207,7 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                 node.lineno < line for line in changed.get(name, ())):
             site.bound[name] = node.value  # not when the test changed the object since: its value is not that
         elif is_bindable(node.value) and isinstance(node.value, ast.Call):
-            steps = made_in_steps(func, name, node, before)
+            steps = made_in_steps(func, node, before, changed.get(name, ()))
             if steps:
                 site.steps[name] = (node.value, steps)
     for name, value in _set_up(tree, func).items():  # self.parser = Parser() in setUp: `self.parser` stands for it
@@ -308,24 +308,16 @@ def _self_changes(func) -> set[str]:
     return found
 
 
-def made_in_steps(func, name: str, made: ast.Assign, before: int) -> list[ast.stmt] | None:
-    """The statements of the test function's own body (not in a loop, a branch or a ``with``) that change the
-    object ``name`` in place between its assignment ``made`` and line ``before``, in order: an item or attribute
-    assigned or deleted, an augmented assignment, a method called as a statement (``_changed_between``'s
-    kinds); None when another statement changes it (in a loop, a branch) or none does."""
-    flat = [n for n in ast.walk(func) if isinstance(n, ast.stmt) and made.lineno < n.lineno < before]
-    own = [n for n in func.body if made.lineno < n.lineno < before]
-    if any(n.lineno in _changed_between_lines(n, name) and n not in own for n in flat):
+def made_in_steps(func, made: ast.Assign, before: int, lines) -> list[ast.stmt] | None:
+    """The statements of the test function's own body (not in a loop, a branch or a ``with``) that change an
+    object in place between its assignment ``made`` and line ``before``, in order; ``lines``: where the test
+    changes it (``_changed_between``: an item or attribute assigned or deleted, an augmented assignment, a method
+    called as a statement). None when a change stands anywhere else (in a loop, a branch) or there is none."""
+    own = {n.lineno: n for n in func.body if made.lineno < n.lineno < before}
+    lines = sorted({line for line in lines if made.lineno < line < before})
+    if not lines or any(line not in own for line in lines):
         return None
-    steps = [n for n in own if _changed_between_lines(n, name)]
-    return steps or None
-
-
-def _changed_between_lines(node, name: str) -> set[int]:
-    """The line of ``node`` when that statement alone changes ``name`` in place (``_changed_between``)."""
-    wrapper = ast.FunctionDef(name="_", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
-                                                           defaults=[]), body=[node], decorator_list=[], lineno=0)
-    return set(_changed_between(wrapper, 10 ** 9).get(name, [])) & {node.lineno}
+    return [own[line] for line in lines]
 
 
 def _changed_between(func, before: int) -> dict[str, list[int]]:
