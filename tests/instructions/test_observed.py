@@ -90,6 +90,16 @@ def memo(size=128):
     return lambda func: func
 
 
+def counted(step=1):
+    def wrap(func):
+        def inner(*args):
+            inner.calls += 1
+            return func(*args)
+        inner.calls, inner.stats = 0, {}
+        return inner
+    return wrap
+
+
 def raises(err, func):
     try:
         func()
@@ -263,6 +273,28 @@ def test_steps():
     doc = sh.Doc("a = 1\\nb = 2")
     doc["z"] = 3
     assert doc.as_string() == "z = 3\\na = 1\\nb = 2\\n"
+
+
+def test_steps_loop():
+    doc = sh.Doc("a = 1")
+    for key in ["b", "c"]:
+        doc[key] = 0
+    assert doc.as_string() == "a = 1\\nb = 0\\n"
+
+
+def test_decorated_read():
+    @sh.counted(step=2)
+    def g():
+        return 1
+    g()
+    assert g.stats["calls"] == 1
+
+
+def test_decorated_body():
+    @sh.counted(step=3)
+    def h():
+        return {}["x"]
+    h()
 
 
 def test_from_file():
@@ -449,6 +481,15 @@ SAID = {
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = 2…` (`…`: left out), with the "
                   "key `'z'` set to `3`, its `as_string()` gives `'a = 1\\nb = 2\\nz = 3\\n'`: it lacks the line "
                   "`z = 3` (expected as line 1); it has the line `z = 3` more, at line 3.",
+    # the object changed in a loop: the loop told after its change, its variable by a stand-in name
+    "test_steps_loop": "Starting from `shapes.Doc` with `'a = 1'`, with the key `item` set to `0` for each `item` "
+                       "in a list of 2 items, its `as_string()` gives `'a = 1\\nb = 0\\nc = 0\\n'`: it has the line "
+                       "`c = 0` more, at line 3.",
+    # a function the test defines and decorates with the project's decorator: its decorator and a stand-in name
+    "test_decorated_read": "For a function `func` decorated with `@shapes.counted(step=2)`, after a call of it, "
+                           "reading `func.stats['calls']` raises `KeyError: 'calls'`; it should not raise.",
+    # ... whose own body (the test's) raised: nothing the project did
+    "test_decorated_body": None,
     # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
     "test_from_file": "Calling `to_bytes` with a string of 23 characters, `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "

@@ -17,6 +17,11 @@ gives *which call* and *what was expected*:
   matching `pattern`" when the type was right and the message not);
 * an exception not raised (``DID NOT RAISE``, unittest's ``not raised``): "Calling `area(-1, 2)` does not raise
   an error; it should raise `ValueError`.";
+* an object the test made and changed in steps (a ``for`` loop of changes is one): "Starting from `parse` with
+  `'a = 1'`, with the key `item` set to `0` for each `item` in a list of 2 items, its `as_string()` gives …";
+* a function the test defines and wraps with the project's decorator, told by a stand-in name and its
+  decorator: "For a function `func` decorated with `@retry(stop=…)`, after a call of it, reading
+  `func.retry.statistics` gives `{}`; …";
 * a module that cannot be imported (``cannot import name 'X' from 'pkg'``, ``No module named``): the name asked
   for, and what a call to it in the tests expects ("Once it exists, `percent(1, 3)` should return `33`.").
 

@@ -309,15 +309,23 @@ def _self_changes(func) -> set[str]:
 
 
 def made_in_steps(func, made: ast.Assign, before: int, lines) -> list[ast.stmt] | None:
-    """The statements of the test function's own body (not in a loop, a branch or a ``with``) that change an
-    object in place between its assignment ``made`` and line ``before``, in order; ``lines``: where the test
-    changes it (``_changed_between``: an item or attribute assigned or deleted, an augmented assignment, a method
-    called as a statement). None when a change stands anywhere else (in a loop, a branch) or there is none."""
+    """The statements of the test function's own body that change an object in place between its assignment
+    ``made`` and line ``before``, in order; ``lines``: where the test changes it (``_changed_between``: an item or
+    attribute assigned or deleted, an augmented assignment, a method called as a statement). A ``for`` loop of
+    that body (no ``else``) whose statements are all such changes is one step. None when a change stands
+    anywhere else (in a branch, a ``with``, a loop that does more) or there is none."""
     own = {n.lineno: n for n in func.body if made.lineno < n.lineno < before}
     lines = sorted({line for line in lines if made.lineno < line < before})
-    if not lines or any(line not in own for line in lines):
-        return None
-    return [own[line] for line in lines]
+    steps: list[ast.stmt] = []
+    for line in lines:
+        step = own.get(line) or next((n for n in own.values() if isinstance(n, ast.For) and not n.orelse and
+                                      n.lineno < line <= (n.end_lineno or 0) and
+                                      all(s.lineno in lines for s in n.body)), None)
+        if step is None:
+            return None
+        if step not in steps:
+            steps.append(step)
+    return steps or None
 
 
 def _changed_between(func, before: int) -> dict[str, list[int]]:

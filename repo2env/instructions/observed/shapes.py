@@ -289,21 +289,104 @@ def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, ste
         "it" if not rest else None)
     if its is None:
         return None
-    head = f"Starting from {start}, with {joined(told)}, {its}"
+    outcome = _outcome(op, right, text, message, raised, teller, bound, swapped)
+    return f"Starting from {start}, with {joined(told)}, {its} {outcome}" if outcome else None
+
+
+_SHORTENED = re.compile(r"\.\.\.|\[\d+ chars\]")  # pytest's and unittest's marks of a value shortened
+
+
+def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: bool = False) -> str | None:
+    """What a value the sentence has named did and should have done, as the end of its sentence: "raises
+    `E: m`; it should not raise.", "gives `5`; it should be `6`.", "gives a wrong result: <what pytest's diff
+    shows>."; the value from pytest's rewriting or unittest's ``a != b``, the expected one from the test's
+    literal (``_expected``) or the message while values may be told. None when the exception cannot be told."""
     if raised:
         error = teller.error(raised)
-        return f"{head} raises {error}; it should not raise." if error else None
-    m = _ASSERT.match(message)
-    value, wanted = _returned(text, message, None), (m.group(3) if m else None)
+        return f"raises {error}; it should not raise." if error else None
+    m, ne = _ASSERT.match(message), _UNITTEST_NE.match(message)
+    value, wanted = _returned(text, message, None), (m.group(3) if m else ne.group(2) if ne else None)
     if "..." in (value or "") + (wanted or ""):
         value, wanted = _string_diff(text) or (value, wanted)
     expected = _expected(right, teller, bound) if right is not None else None
     shown = expected or (teller.code(wanted) if wanted and teller.disclose and op not in ("true", "false")
-                         and "..." not in wanted else None)
-    value_span = teller.code(value) if value and "..." not in value and op not in ("true", "false") else None
+                         and not _SHORTENED.search(wanted) else None)
+    value_span = teller.code(value) if value and not _SHORTENED.search(value) and op not in ("true", "false") \
+        else None
     hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and teller.disclose else None
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
-    return f"{head} {happened}: {hint}." if hint else f"{head} {happened}; {_want(op, shown, 'be')}."
+    return f"{happened}: {hint}." if hint else f"{happened}; {_want(op, shown, 'be')}."
+
+
+_RAISED_AT = re.compile(r"^([\w./\\-]+\.py):(\d+): [A-Za-z_][\w.]*$")  # pytest's entry end: where it raised
+
+
+def _raised_in(text: str, path: str) -> int | None:
+    """The line of the test file ``path`` where the traceback's last entry raised, or None when the exception
+    was raised elsewhere (the project's code, the standard library)."""
+    found = None
+    for line in text.splitlines():
+        m = _RAISED_AT.match(line.strip())
+        if m:
+            found = int(m.group(2)) if _relative(m.group(1)) == path else None
+    return found
+
+
+_STAND_INS = ("func", "function", "wrapped", "decorated")  # a name for a function the test defines
+
+
+def _decorated(left, op, right, text, message, raised, teller: Teller, bound, tree, path: str, line: int,
+               swapped: bool = False) -> str | None:
+    """The sentence of a failed assertion about a function the test defines and wraps with the project's
+    decorator (``@retry(stop=...)``), read or called: "For a function `func` decorated with `@retry(...)`, after
+    a call of it, `func.retry.statistics` gives `{}`; it should be …". The function is told by a stand-in name
+    and its public decorators (its body is the test's own); an exception is told only when it was raised by the
+    statement itself or left the project's code. None when the expression is not rooted at such a function (one
+    definition of that name: the test function's own, else the module's), or a part cannot be told."""
+    root = left
+    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if not isinstance(root, ast.Name) or tree is None:
+        return None
+    owner = max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                 and n.lineno <= line <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None)
+    defs = lambda nodes: [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)  # noqa: E731
+                          and n.name == root.id and n is not owner]
+    found = (defs(ast.walk(owner)) if owner else []) or defs(
+        [n for top in tree.body for n in ([top] + (top.body if isinstance(top, ast.ClassDef) else []))])
+    if len(found) != 1 or not found[0].decorator_list:
+        return None
+    told = []
+    for decorator in found[0].decorator_list:
+        call = decorator if isinstance(decorator, ast.Call) else ast.Call(func=decorator, args=[], keywords=[])
+        if not teller.public(call):
+            if attr_name(call.func) in teller.helpers or attr_name(call.func) in teller.defined:
+                return None  # the tests' own decorator: what it does is not known
+            continue  # pytest's marks and the like
+        decorator = Substitute(bound).visit(copy_node(decorator))  # @sh.counted: the module as a user spells it
+        span = teller.code("@" + ast.unparse(decorator))
+        told.append(span or (teller.made(decorator) if isinstance(decorator, ast.Call) else None))
+    stand_in = next((n for n in _STAND_INS if n not in teller.helpers), None)
+    if not told or None in told or stand_in is None:
+        return None
+    named = Substitute({**bound, root.id: ast.Name(id=stand_in, ctx=ast.Load())}).visit(copy_node(left))
+    subject = teller.code(ast.unparse(named))
+    if subject is None and isinstance(named, ast.Subscript) and isinstance(named.slice, ast.Constant):
+        key, owner_span = teller.code(repr(named.slice.value)), teller.code(ast.unparse(named.value))
+        subject = f"the key {key} of {owner_span}" if key and owner_span else None
+    subject = subject or teller.elided(ast.unparse(named))
+    if subject is None:
+        return None
+    if raised and isinstance(left, ast.Call) and left.func is root and _raised_in(text, path) not in (None, line):
+        return None  # raised by the function's own body, which is the test's
+    kind = "coroutine function" if isinstance(found[0], ast.AsyncFunctionDef) else "function"
+    called = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == root.id
+                 and n.lineno < line for n in ast.walk(owner)) if owner else False
+    outcome = _outcome(op, right, text, message, raised, teller, bound, swapped)
+    after = ", after a call of it," if called else ","
+    lead = "calling" if isinstance(named, ast.Call) else "reading"
+    return f"For a {kind} `{stand_in}` decorated with {joined(told)}{after} {lead} {subject} {outcome}" \
+        if outcome else None
 
 
 def _step(change, name: str, teller: Teller, bound) -> str | None:
@@ -326,6 +409,22 @@ def _step(change, name: str, teller: Teller, bound) -> str | None:
         said = ("the key " + " under ".join(reversed(spans))) if spans else ""
         return (f"`{attr}` of {said}" if said else f"`{attr}`") if attr else said
 
+    if isinstance(change, ast.For):  # for k in doc["a"]: doc["a"][k] = ...: the loop told, then its changes
+        if not isinstance(change.target, ast.Name) or change.target.id == name or teller.names_tests(
+                change.target.id):
+            return None
+        # the loop variable under a stand-in name that is none of the tests' (the run showed its last value only)
+        each = next((n for n in ("key", "item", "each", "entry", "element") if n not in teller.helpers), None)
+        if each is None:
+            return None
+        inner = {**bound, change.target.id: ast.Name(id=each, ctx=ast.Load())}
+        found = path(change.iter)
+        over = (where(*found) or "it") if found else teller.argument(Substitute(inner).visit(copy_node(change.iter)))
+        told = [_step(s, name, teller, inner) for s in change.body]
+        if over is None or over == "`…`" or None in told:
+            return None
+        over = f"the value of {over}" if found and over != "it" else over
+        return f"{' and '.join(told)} for each `{each}` in {over}"
     if isinstance(change, ast.Assign) and len(change.targets) == 1 or isinstance(change, ast.AugAssign):
         target = change.targets[0] if isinstance(change, ast.Assign) else change.target
         found, value = path(target), teller.argument(Substitute(bound).visit(copy_node(change.value)))
@@ -458,7 +557,8 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
         else:
             said.append(f"it has {joined(told_ours)} more, at line {line + 1}")
         line, theirs_line = line + len(told_ours), theirs_line + len(told_theirs)
-    return "; ".join(said) if said else None
+    told = "; ".join(said)
+    return (told + " (`…`: left out)" if "…" in told else told) if said else None
 
 
 def _line_span(line: str, teller: Teller) -> str | None:
@@ -466,6 +566,9 @@ def _line_span(line: str, teller: Teller) -> str | None:
     if not line.strip():
         return "an empty line"
     span = teller.code(line)
+    if span is None:  # a line the test holds too: with one token left out, or not told (more would hide what
+        span = teller.elided(line)  # differs)
+        span = span if span and span.count("…") == line.count("…") + 1 else None
     return f"the line {span}" if span else None
 
 
@@ -496,7 +599,10 @@ def _same_function(left, right, teller: Teller, bound) -> bool:
 
 def _string_diff(text: str) -> tuple[str, str] | None:
     """(left, right) as reprs from pytest's diff of two one-line strings (``+ left`` / ``- right`` lines), for
-    when the ``assert a == b`` summary shortened them (``...``)."""
+    when the ``assert a == b`` summary shortened them (``...``); None for texts of several lines (an escaped line
+    break in the summary), whose diff shows only the lines that differ."""
+    if "\\n" in text.split("\n", 1)[0]:
+        return None
     plus = [ln.split("+ ", 1)[1] for ln in text.splitlines() if re.match(r"^E?\s+\+ ", ln)]
     minus = [ln.split("- ", 1)[1] for ln in text.splitlines() if re.match(r"^E?\s+- ", ln)]
     if len(plus) >= 1 and len(minus) >= 1 and len(set(plus)) == 1 and len(set(minus)) == 1:
@@ -596,6 +702,7 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     message = text.split("\n", 1)[0].strip()
     if site is None or site.statement is None:
         return None
+    tree = parse_source(evidence.test_sources[frame[0]]) if frame else None
     bound = site.bound
     callee = callee_of(text, frame[0]) if frame else None
     under = site.raising_call if site.raising_call is not None else site.statement
@@ -637,9 +744,14 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
         if swapped:
             left, right = right, left
         stepped = _in_steps(left, op, right, text, message, raised, teller, bound, site.steps or {}, swapped)
-        return stepped or _assertion(left, op, right, text, message, raised, teller, bound, callee, where, swapped)
+        return stepped or _assertion(left, op, right, text, message, raised, teller, bound, callee, where,
+                                     swapped) or _decorated(left, op, right, text, message, raised, teller, bound,
+                                                            tree, *frame, swapped)
     if raised:
         subject, error = _subject(under, teller, bound, callee), teller.error(raised)
+        value = site.statement.value if isinstance(site.statement, ast.Expr | ast.Assign) else None
+        if subject is None and value is not None and not site.expect_raise:
+            return _decorated(value, "==", None, text, message, raised, teller, bound, tree, *frame)
         if subject and error:
             if site.expect_raise and site.expect_raise.split(".")[-1] != raised.split(":")[0].split(".")[-1]:
                 pattern = teller.code(site.expect_match) if site.expect_match and not teller.names_tests(
