@@ -1,5 +1,7 @@
 """repo2env/languages/python/recipe.py and repo2env/environment/overrides.py: install recipes detected at the base commit."""
 
+import subprocess
+
 import pytest
 
 from repo2env.core.errors import InputError
@@ -310,3 +312,32 @@ def test_tox_envs_that_do_not_run_tests_are_not_test_needs(new_repo):
         "tox.ini": "[testenv:release]\ndeps = twine\ncommands = twine upload dist/*\n"})
     found = needs.find(pf)
     assert found.groups == {"test": "the project's dependency group for tests"} and "twine" not in found.packages
+
+
+def test_requirements_files_that_pin_the_project_itself_are_installed_without_that_pin(new_repo):
+    """pip-compile'd docs/dev files of a project pin the project itself (MarkupSafe's ``requirements/dev.txt``
+    holds ``markupsafe==2.1.5`` by way of Jinja): with the editable install of another version, uv finds no
+    solution. The recipe writes copies without that line (a ``--hash`` continuation with it; an include of such
+    a file pointing to its copy), installs from them, and removes them."""
+    repo = new_repo()
+    dev = ("-r docs.txt\nalabaster==1.0.0\nMark_Up.Safe==2.1.5 \\\n    --hash=sha256:abc\n    # via\n"
+           "    #   -r docs.txt\nmarkupsafer==1.0\ntox\n")
+    sha = commit_files(repo, "init", {
+        "pyproject.toml": '[project]\nname = "mark-up-safe"\n[build-system]\nrequires = ["flit_core"]\n',
+        "requirements/dev.txt": dev, "requirements/docs.txt": "sphinx\nmark-up-safe>=2 ; python_version > '3'\n",
+        "requirements/tests.txt": "pytest\n", "tox.ini": "[testenv]\ndeps = -r requirements/tests.txt\n"})
+    recipe = detect_recipe(repo, sha)
+    *writes, install, remove = recipe.commands
+    assert "-r requirements/tests.txt" in install and "-r requirements/.r2e-dev.txt" in install
+    assert remove == "rm -f requirements/.r2e-dev.txt requirements/.r2e-docs.txt"
+    subprocess.run(["sh", "-c", " && ".join(writes)], cwd=repo, check=True)
+    assert (repo / "requirements/.r2e-dev.txt").read_text() == (
+        "-r .r2e-docs.txt\nalabaster==1.0.0\n    # via\n    #   -r docs.txt\nmarkupsafer==1.0\ntox\n")
+    assert (repo / "requirements/.r2e-docs.txt").read_text() == "sphinx\n"
+    assert any(p.name == "requirements/dev.txt" and "without its pin of mark-up-safe" in p.why for p in recipe.parts)
+    subprocess.run(["sh", "-c", remove], cwd=repo, check=True)
+    assert not list((repo / "requirements").glob(".r2e-*"))
+    # nothing to rewrite: the files as they are
+    other = new_repo()
+    sha = commit_files(other, "init", {"pyproject.toml": '[project]\nname = "x"\n', "requirements/dev.txt": "xy\n"})
+    assert len(detect_recipe(other, sha).commands) == 1

@@ -11,11 +11,13 @@ per-repository entry in the environment config file overrides detection.
 """
 
 import configparser
+import posixpath
 import re
 import shlex
 import tomllib
 from functools import lru_cache
 
+from repo2env.core import gitrepo
 from repo2env.core.records import InstallRecipe, RecipePart, RepoEnvConfig
 from repo2env.languages.python import needs as needs_mod
 from repo2env.languages.python import tooling, versions
@@ -37,6 +39,68 @@ def pretend_version_env(name: str | None) -> dict[str, str]:
     if not name:
         return {"SETUPTOOLS_SCM_PRETEND_VERSION": PRETEND_VERSION}
     return {"SETUPTOOLS_SCM_PRETEND_VERSION_FOR_" + re.sub(r"[-_.]+", "_", name).upper(): PRETEND_VERSION}
+
+
+PIN_FREE_PREFIX = ".r2e-"  # a requirements file rewritten without the project's own pin, beside the original
+_INCLUDE = re.compile(r"^(\s*(?:-r|-c|--requirement|--constraint)(?:\s+|=))(\S+)(.*)$")
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:[=<>!~;\[@(]|$)")
+
+
+def _normal(name: str) -> str:
+    """A distribution name as PEP 503 compares them: runs of ``-``, ``_`` and ``.`` as one ``-``, lower case."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def without_own_pins(read, paths, name: str) -> dict[str, str]:
+    """Requirements files (``paths``, and the ones they include with ``-r``/``-c``; ``read``: path -> its text at
+    the commit, or None) rewritten without the lines
+    that require the project itself: path -> the new text, empty when none does. A file that pip-compile froze
+    for a project's docs or development (MarkupSafe's ``requirements/dev.txt`` holds ``markupsafe==2.1.5``, by
+    way of Jinja) conflicts with the editable install of the project's own code, of another version: uv then
+    finds no version of the project that satisfies both. A line continued with ``\\`` (``--hash`` options) goes
+    with its continuation; an include of a rewritten file points to its copy (``PIN_FREE_PREFIX``, beside it)."""
+    own, out, seen = _normal(name), {}, set()
+
+    def rewrite(path: str) -> bool:  # True when the file (or one it includes) changed
+        if path in seen:
+            return path in out
+        seen.add(path)
+        text = read(path)
+        if text is None:
+            return False
+        kept, changed, logical = [], False, []
+        for line in text.splitlines():
+            logical.append(line)
+            if line.rstrip().endswith("\\"):
+                continue
+            head = logical[0]
+            include = _INCLUDE.match(head)
+            required = _REQUIREMENT_NAME.match(head)
+            if include:
+                target = include.group(2)
+                child = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+                if rewrite(child):
+                    folder, base = posixpath.split(target)
+                    logical = [include.group(1) + posixpath.join(folder, PIN_FREE_PREFIX + base) + include.group(3)]
+                    changed = True
+            elif required and _normal(required.group(1)) == own:
+                logical, changed = [], True
+            kept += logical
+            logical = []
+        kept += logical
+        if changed:
+            out[path] = "\n".join(kept) + "\n"
+        return changed
+
+    for path in paths:
+        rewrite(path)
+    return out
+
+
+def pin_free_path(path: str) -> str:
+    """Where the rewritten copy of the requirements file ``path`` is written (``without_own_pins``)."""
+    folder, base = posixpath.split(path)
+    return posixpath.join(folder, PIN_FREE_PREFIX + base)
 
 
 def project_name(pyproject: str | None, setup_cfg: str | None, setup_py: str | None) -> str | None:
@@ -186,9 +250,12 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
     for group, why_group in groups.items():
         args += ["--group", group]
         parts.append(RecipePart(kind="group", name=group, why=why_group))
+    read = lambda path: pf.text(path) or gitrepo.show_file(repo_path, base_commit, path)  # noqa: E731
+    rewritten = without_own_pins(read, list(requirements), name) if installable and name else {}
     for req, why_req in requirements.items():
-        args += ["-r", req]
-        parts.append(RecipePart(kind="requirements", name=req, why=why_req))
+        args += ["-r", pin_free_path(req) if req in rewritten else req]
+        parts.append(RecipePart(kind="requirements", name=req, why=why_req + (
+            f" (without its pin of {name} itself)" if req in rewritten else "")))
     for req, why_pkg in packages.items():
         args.append(req)
         parts.append(RecipePart(kind="package", name=req, why=why_pkg))
@@ -198,6 +265,10 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
         args += ["--overrides", OVERRIDES_FILE]
         commands = ["printf '%s\\n' " + " ".join(shlex.quote(o) for o in overrides) + f" > {OVERRIDES_FILE}",
                     shlex.join(args)]
+    if rewritten:  # written before the install, removed after it: the workspace stays the commit's
+        commands = [shlex.join(["printf", "%s\\n", *text.splitlines()]) + " > " + shlex.quote(pin_free_path(path))
+                    for path, text in sorted(rewritten.items())] + commands + [
+            shlex.join(["rm", "-f"] + [pin_free_path(p) for p in sorted(rewritten)])]
     if installable and not editable and name:
         commands.append(shlex.join(["uv", "pip", "uninstall", "--system", name]))
     apt = tuple(override.apt_packages) if override else ()
