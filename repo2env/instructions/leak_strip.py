@@ -237,7 +237,10 @@ def _clean_sentence(s: str) -> str:
         return ""
     s = re.sub(r"(?<=\S) {2,}", " ", s)
     # a preposition whose object was the reference: "the fix as in #12, applied" -> "the fix, applied"
-    s = re.sub(r"\s+\b(?:as in|in|see|from|by|at|of|via|per)\s*(?=[,.;:!?)]|$)", "", s, flags=re.I)
+    # (after the conjunction of a list of references: "as in #5 and #6," -> "as in and," -> ",")
+    s = re.sub(r"\s+(?:\b(?:and|or)\b|&)\s*(?=[,.;:!?)])", "", s, flags=re.I)  # a line may wrap after "and"
+    s = re.sub(r"\s+\b(?:as in|like in|same as in|in|see|from|by|at|of|via|per|as|like)\s*(?=[,.;:!?)]|$)", "", s,
+               flags=re.I)
     s = re.sub(r"\s+([,.;:!?)\]])", r"\1", s)
     s = re.sub(r"([(\[])\s+", r"\1", s)
     s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s)

@@ -123,6 +123,9 @@ def test_rule8_squash_suffix():
     assert strip_leaks("the table case (#513/#524) never ran") == "the table case never ran"  # no "/#524" left
     # a code span that reads as filler words ([a], a TOML table) stays
     assert strip_leaks("the new ``[a]`` header (#524) and") == "the new ``[a]`` header and"
+    # the words that pointed at a reference go with it, not the sentence around them
+    assert strip_leaks("Same as #513/#524, but for floats.") == "Same, but for floats."
+    assert strip_leaks("Done, as in #5 and #6, for tables.") == "Done, for tables."
 
 
 def test_rule9_grading_tests_and_hidden_paths():
