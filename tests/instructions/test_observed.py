@@ -297,6 +297,16 @@ def test_decorated_body():
     h()
 
 
+def test_raises_match():
+    with pytest.raises(ValueError, match="negative"):
+        area(-3, 2)
+
+
+def test_round_trip():
+    text = "k = 7"
+    assert sh.Doc(text).as_string() == text
+
+
 def test_from_file():
     for name in ["sizes.txt"]:
         text = open("tests/data/" + name).read().strip()
@@ -483,13 +493,17 @@ SAID = {
                   "`z = 3` (expected as line 1); it has the line `z = 3` more, at line 3.",
     # the object changed in a loop: the loop told after its change, its variable by a stand-in name
     "test_steps_loop": "Starting from `shapes.Doc` with `'a = 1'`, with the key `item` set to `0` for each `item` "
-                       "in a list of 2 items, its `as_string()` gives `'a = 1\\nb = 0\\nc = 0\\n'`: it has the line "
-                       "`c = 0` more, at line 3.",
+                       "taken from `['b', 'c…]` (`…`: left out), its `as_string()` gives "
+                       "`'a = 1\\nb = 0\\nc = 0\\n'`: it has the line `c = 0` more, at line 3.",
     # a function the test defines and decorates with the project's decorator: its decorator and a stand-in name
     "test_decorated_read": "For a function `func` decorated with `@shapes.counted(step=2)`, after a call of it, "
                            "reading `func.stats['calls']` raises `KeyError: 'calls'`; it should not raise.",
     # ... whose own body (the test's) raised: nothing the project did
     "test_decorated_body": None,
+    # the message the test matches: a fix must word its error so
+    "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
+                         "message matching `negative`.",
+    "test_round_trip": "Calling `shapes.Doc('k = 7').as_string()` returns `'k = 7\\n'`; it should return `'k = 7'`.",
     # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
     "test_from_file": "Calling `to_bytes` with a string of 23 characters, `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
@@ -608,6 +622,17 @@ def test_answers_are_kept_back_when_every_check_would_be_told(evidence):
     assert observed.observed_behaviour(one) == ["Calling `area(2, 3)` returns `5`; it should return the correct "
                                                 "result."]
     assert observed.checks(evidence) > 3  # the module's whole set: the answers are told
+
+
+def test_a_round_trip_tells_its_expectation_without_the_answer(evidence):
+    """With the answers kept back, a value that should equal the input it was made from says so: the input is
+    told already, so nothing is disclosed that the sentence does not hold."""
+    only = "tests/test_f.py::test_round_trip"
+    one = observed.Evidence(failures={only: evidence.failures[only]}, import_errors={}, fail_to_pass=(only,),
+                            test_sources=evidence.test_sources)
+    assert observed.observed_behaviour(one) == [
+        "Calling `shapes.Doc('k = 7').as_string()` returns `'k = 7\\n'`; it should return the input it was made "
+        "from."]
 
 
 def test_no_span_repeats_a_test_line(evidence):

@@ -18,7 +18,7 @@ gives *which call* and *what was expected*:
 * an exception not raised (``DID NOT RAISE``, unittest's ``not raised``): "Calling `area(-1, 2)` does not raise
   an error; it should raise `ValueError`.";
 * an object the test made and changed in steps (a ``for`` loop of changes is one): "Starting from `parse` with
-  `'a = 1'`, with the key `item` set to `0` for each `item` in a list of 2 items, its `as_string()` gives …";
+  `'a = 1'`, with the key `item` set to `0` for each `item` taken from a list, its `as_string()` gives …";
 * a function the test defines and wraps with the project's decorator, told by a stand-in name and its
   decorator: "For a function `func` decorated with `@retry(stop=…)`, after a call of it, reading
   `func.retry.statistics` gives `{}`; …";

@@ -252,13 +252,18 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
                                          else None)
     shown = expected or (teller.code(from_message) if from_message and op not in ("true", "false")
                          and teller.disclose and "..." not in from_message else None)
+    given = {ast.unparse(a) for c in ast.walk(left) if isinstance(c, ast.Call) for a in c.args + [
+        k.value for k in c.keywords]}  # a round trip (``dumps(loads(s)) == s``): the input is told already
+    same = right is not None and op == "==" and not expected and ast.unparse(right) in given
+    shown = "the input it was made from" if same else shown
     value = _returned(text, message, ast.unparse(left) if direct and isinstance(left, ast.Call) else None)
     full = _string_diff(text) if "..." in (value or "") + (from_message or "") else None
     if full is not None:  # pytest shortened two strings in its summary; its diff has them whole
         value, from_message = full
         shown = expected or (teller.code(from_message) if teller.disclose and op not in ("true", "false") else None)
+        shown = "the input it was made from" if same else shown
     value_span = teller.code(value) if value and "..." not in value else None  # pytest shortened it
-    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and teller.disclose else None
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and (teller.disclose or same) else None
     if direct:
         happened = f"returns {value_span}" if value_span else "gives a wrong result"
     else:
@@ -289,18 +294,26 @@ def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, ste
         "it" if not rest else None)
     if its is None:
         return None
-    outcome = _outcome(op, right, text, message, raised, teller, bound, swapped)
+    # a round trip (``parse(text)`` changed, then compared with ``text``): what it should be is what it was made
+    # from, which the sentence already tells, so the lines that differ may be told too
+    given = [ast.unparse(a) for a in made.args + [k.value for k in made.keywords]]
+    same = "the input it was made from" if right is not None and op == "==" and ast.unparse(right) in given \
+        else None
+    outcome = _outcome(op, right, text, message, raised, teller, bound, swapped, same)
     return f"Starting from {start}, with {joined(told)}, {its} {outcome}" if outcome else None
 
 
 _SHORTENED = re.compile(r"\.\.\.|\[\d+ chars\]")  # pytest's and unittest's marks of a value shortened
 
 
-def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: bool = False) -> str | None:
+def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: bool = False,
+             same: str | None = None) -> str | None:
     """What a value the sentence has named did and should have done, as the end of its sentence: "raises
     `E: m`; it should not raise.", "gives `5`; it should be `6`.", "gives a wrong result: <what pytest's diff
     shows>."; the value from pytest's rewriting or unittest's ``a != b``, the expected one from the test's
-    literal (``_expected``) or the message while values may be told. None when the exception cannot be told."""
+    literal (``_expected``) or the message while values may be told; ``same``: the expected value in words
+    when the sentence has told it already (a round trip), which lets the diff be told too. None when the
+    exception cannot be told."""
     if raised:
         error = teller.error(raised)
         return f"raises {error}; it should not raise." if error else None
@@ -313,8 +326,10 @@ def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: b
                          and not _SHORTENED.search(wanted) else None)
     value_span = teller.code(value) if value and not _SHORTENED.search(value) and op not in ("true", "false") \
         else None
-    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and teller.disclose else None
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and (teller.disclose or same) else None
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
+    if same:
+        return f"{happened}; it should be {same}: {hint}." if hint else f"{happened}; it should be {same}."
     return f"{happened}: {hint}." if hint else f"{happened}; {_want(op, shown, 'be')}."
 
 
@@ -424,7 +439,7 @@ def _step(change, name: str, teller: Teller, bound) -> str | None:
         if over is None or over == "`…`" or None in told:
             return None
         over = f"the value of {over}" if found and over != "it" else over
-        return f"{' and '.join(told)} for each `{each}` in {over}"
+        return f"{' and '.join(told)} for each `{each}` taken from {over}"
     if isinstance(change, ast.Assign) and len(change.targets) == 1 or isinstance(change, ast.AugAssign):
         target = change.targets[0] if isinstance(change, ast.Assign) else change.target
         found, value = path(target), teller.argument(Substitute(bound).visit(copy_node(change.value)))
@@ -550,6 +565,8 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
         told_theirs = [_line_span(body, teller) for mark, body in run if mark != ours]
         if None in told_ours + told_theirs:
             return None
+        if told_ours and told_theirs and told_ours[0] == told_theirs[0]:
+            return None  # they differ in what a code span does not show (a line ending, trailing spaces)
         if told_ours and told_theirs:
             said.append(f"line {line + 1} is {told_ours[0]} where {told_theirs[0]} is expected")
         elif told_theirs:
@@ -721,9 +738,12 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
         wanted = m.group(1) if m else site.expect_raise
         if subject is None:
             return None
+        pattern = teller.code(site.expect_match) if site.expect_match and not teller.names_tests(
+            site.expect_match) else None
+        matching = f" with a message matching {pattern}" if pattern else ""  # a fix must word it so
         if "WARN" in (m.group(0) if m else "") or "not triggered" in message or wanted.endswith("Warning"):
-            return f"Calling {subject} emits no warning; it should emit `{wanted}`."
-        return f"Calling {subject} does not raise an error; it should raise `{wanted}`."
+            return f"Calling {subject} emits no warning; it should emit `{wanted}`{matching}."
+        return f"Calling {subject} does not raise an error; it should raise `{wanted}`{matching}."
     mismatch = _mismatch(text) if site.expect_raise else None
     if mismatch:
         subject, error = _subject(under, teller, bound), teller.error(f"{site.expect_raise}: {mismatch[1]}")

@@ -99,7 +99,7 @@ class Teller:
     def code(self, text: str) -> str | None:
         """A code span for ``text``, or None when it would copy a test line or holds a value that differs from
         run to run (an address ``0x7f…``, a thread id or a time in nanoseconds: 12 digits or more)."""
-        text = " ".join(text.split())
+        text = re.sub(r"\s*\n\s*", " ", text).strip()  # one line; runs of spaces stay (a string's own)
         if _VOLATILE.search(text):
             return None
         text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…"
@@ -210,6 +210,9 @@ class Teller:
         if isinstance(value, ast.Constant) and isinstance(value.value, str | bytes) and not prefix:
             return self._text_value(value.value)
         if isinstance(value, ast.List | ast.Tuple | ast.Set):
+            shown = self.elided(ast.unparse(elide.visit(copy_node(value))))
+            if shown and shown.count("…") == 1 and not prefix:  # one token left out: the items still read
+                return f"{shown} (`…`: left out)"
             kind = type(value).__name__.lower()
             return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
                 f" as `{prefix[:-1]}`" if prefix else "")
