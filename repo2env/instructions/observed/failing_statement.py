@@ -291,20 +291,14 @@ def _set_up(tree: ast.Module, func) -> dict:
 
 
 def _self_changes(func) -> set[str]:
-    """``self.name`` for each attribute the test method itself assigns or changes in place."""
+    """``self.name`` for each attribute the test method itself assigns or changes in place (``_changes``)."""
     found = set()
-    for node in ast.walk(func):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AugAssign | ast.AnnAssign) else [node.value.func.value] if isinstance(
-            node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-            else []
-        for target in targets:
-            while isinstance(target, ast.Subscript | ast.Attribute) and not (
-                    isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
-                target = target.value
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
-                    target.value.id == "self":
-                found.add("self." + target.attr)
+    for _, target in _changes(func):
+        while isinstance(target, ast.Subscript | ast.Attribute | ast.Call) and not (
+                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+            target = target.func if isinstance(target, ast.Call) else target.value
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            found.add("self." + target.attr)
     return found
 
 
@@ -328,21 +322,11 @@ def made_in_steps(func, made: ast.Assign, before: int, lines) -> list[ast.stmt] 
     return steps or None
 
 
-def _changed_between(func, before: int) -> dict[str, list[int]]:
-    """The names the test function changes in place before line ``before``, with the lines: an item or attribute
-    assigned or deleted (``doc["a"] = x``, ``del doc.b``), an augmented assignment (``x |= {1}``), a method called
-    as a statement (``doc.append(x)``), a ``for`` target. An object so changed no longer is the value
-    its name was bound to."""
-    found: dict[str, list[int]] = {}
-
-    def root(node):
-        while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-            node = node.func if isinstance(node, ast.Call) else node.value
-        return node.id if isinstance(node, ast.Name) else None
-
+def _changes(func):
+    """(statement, target) for each thing the function changes in place: an item or attribute assigned or deleted
+    (``doc["a"] = x``, ``del doc.b``), an augmented or annotated assignment (``x |= {1}``), a method called as a
+    statement (``doc.append(x)``: its receiver), a ``for`` target."""
     for node in ast.walk(func):
-        if not isinstance(node, ast.stmt) or node.lineno >= before:
-            continue
         targets = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if isinstance(t, ast.Attribute | ast.Subscript)]
@@ -356,9 +340,18 @@ def _changed_between(func, before: int) -> dict[str, list[int]]:
         elif isinstance(node, ast.For | ast.AsyncFor):
             targets = [node.target]
         for target in targets:
-            name = root(target)
-            if name:
-                found.setdefault(name, []).append(node.lineno)
+            yield node, target
+
+
+def _changed_between(func, before: int) -> dict[str, list[int]]:
+    """The names the test function changes in place before line ``before`` (``_changes``), with the lines. An
+    object so changed no longer is the value its name was bound to."""
+    found: dict[str, list[int]] = {}
+    for node, target in _changes(func):
+        while isinstance(target, ast.Attribute | ast.Subscript | ast.Call):
+            target = target.func if isinstance(target, ast.Call) else target.value
+        if node.lineno < before and isinstance(target, ast.Name):
+            found.setdefault(target.id, []).append(node.lineno)
     return found
 
 
