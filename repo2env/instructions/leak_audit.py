@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
-from repo2env.instructions.leak_strip import FILLER, REFERENCES, SHA, grading_test_needles
+from repo2env.instructions.leak_strip import FILLER, REFERENCES, SHA, grading_test_needles, name_pattern
 
 RULES = ("test_name", "test_path", "repo_url", "sha", "issue_ref", "gold_overlap")
 DEFAULT_NGRAM = 8
@@ -101,8 +101,7 @@ def _ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
 
 
 def _word_spans(text: str, word: str, rule: str) -> list[Finding]:
-    return [Finding(rule, m.start(), m.end(), m.group())
-            for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.I)]
+    return [Finding(rule, m.start(), m.end(), m.group()) for m in name_pattern(word).finditer(text)]
 
 
 def _gold_overlap(text: str, ctx: AuditContext) -> list[Finding]:

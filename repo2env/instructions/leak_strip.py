@@ -208,11 +208,19 @@ def grading_test_needles(test_ids: Sequence[str], hidden_paths: Sequence[str], a
     return {p.lower() for p in paths if p}, {n for n in names if n and n not in keep and not _PLAIN_WORD.fullmatch(n)}
 
 
+def name_pattern(name: str) -> re.Pattern:
+    """How a grading test's or test helper's name is found in text: as a whole word, any case; a capitalised
+    plain word (a helper class ``Local``, ``Parser``) with its own case only, so that the prose word ("a local
+    object", "the parser") is not taken for it."""
+    flags = 0 if name[:1].isupper() and _PLAIN_WORD.fullmatch(name.lower()) else re.I
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", flags)
+
+
 def _leaks_test(line: str, paths: set[str], names: set[str]) -> bool:
     low = line.lower()
     if _PYTEST_CMD.search(line) or any(p in low for p in paths):
         return True
-    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", line, re.I) for n in names)
+    return any(name_pattern(n).search(line) for n in names)
 
 
 def _without_test_sentences(line: str, paths: set[str], names: set[str]) -> str | None:

@@ -105,3 +105,12 @@ def test_a_data_file_quoted_as_a_strings_repr_is_a_copy():
     ctx = AuditContext(test_added_lines=["a = {", "  b = 1, c = 2,", "}"])
     assert fired("Calling `loads('a = {\\n  b = 1, c = 2,\\n}')` raises an error.", ctx) == ["gold_overlap"]
     assert fired("Calling `loads('a = {\\n  b = 1, …= 2,\\n}')` raises an error.", ctx) == []
+
+
+def test_a_helper_named_by_a_capitalised_plain_word_is_found_with_its_case_only():
+    """A test helper class ``Parser`` is a needle as written; the prose word ("the parser", "a local object")
+    is not it (an instruction that used the word would lose its sentence)."""
+    ctx = AuditContext(test_added_lines=["class Parser:", "    pass", "def make_table(rows):"])
+    assert audit("The parser drops the last key of a table.", ctx) == []
+    assert [f.text for f in audit("Build it with `Parser()` first.", ctx)] == ["Parser"]
+    assert [f.text for f in audit("Call MAKE_TABLE on it.", ctx)] == ["MAKE_TABLE"]  # not a plain word: any case

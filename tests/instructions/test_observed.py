@@ -90,6 +90,11 @@ def memo(size=128):
     return lambda func: func
 
 
+class Holder:
+    def __init__(self, n):
+        self.key = lambda x: x + n
+
+
 def counted(step=1):
     def wrap(func):
         def inner(*args):
@@ -297,6 +302,11 @@ def test_decorated_body():
     h()
 
 
+def test_library_call():
+    import pickle
+    pickle.dumps(sh.Holder(2))
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -500,6 +510,10 @@ SAID = {
                            "reading `func.stats['calls']` raises `KeyError: 'calls'`; it should not raise.",
     # ... whose own body (the test's) raised: nothing the project did
     "test_decorated_body": None,
+    # the standard library's C code raised on a value the project made: its call is told, with the library's
+    # own <locals> in the message (not the tests')
+    "test_library_call": "Calling `pickle.dumps` on `shapes.Holder(2)` raises `AttributeError: Can't pickle local "
+                         "object 'Holder.__init__.<locals>.<lambda>'`; it should not raise.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",

@@ -767,6 +767,10 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
         return stepped or _assertion(left, op, right, text, message, raised, teller, bound, callee, where,
                                      swapped) or _decorated(left, op, right, text, message, raised, teller, bound,
                                                             tree, *frame, swapped)
+    if raised and not site.expect_raise and not where and callee is None:
+        told = _library_call_raised(site.statement, raised, teller, bound)
+        if told:
+            return told
     if raised:
         subject, error = _subject(under, teller, bound, callee), teller.error(raised)
         value = site.statement.value if isinstance(site.statement, ast.Expr | ast.Assign) else None
@@ -781,6 +785,35 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
             if not site.expect_raise:
                 return f"Calling {subject} raises {error}{where}; it should not raise."
     return None
+
+
+def _library_call_raised(statement, raised: str, teller: Teller, bound) -> str | None:
+    """The sentence of an exception raised on the test's line by a standard-library or builtin call handed a
+    value the project made (``pickle.dumps(Retrying(...))``), when the traceback entered no function after the
+    test's frame (the project's Python code would have shown its own): "Calling `pickle.dumps` on `Retrying(…)`
+    raises `AttributeError: Can't pickle local object …`; it should not raise." Of nested such calls, the
+    innermost one handed the project's value. None when there is none, or a part cannot be told."""
+    value = getattr(statement, "value", None) if isinstance(
+        statement, ast.Expr | ast.Assign | ast.AnnAssign | ast.Return) else None
+    if value is None:
+        return None
+    resolved = Substitute(bound).visit(copy_node(value))
+    found = None
+    for call in (n for n in ast.walk(resolved) if isinstance(n, ast.Call)):
+        root = call.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        library = isinstance(root, ast.Name) and (root.id in teller.stdlib or (
+            isinstance(call.func, ast.Name) and hasattr(builtins, root.id)))
+        made = [a for a in call.args if isinstance(a, ast.Call) and teller.public(a)]
+        if library and len(made) == 1:
+            found = (call, made[0])
+    if found is None:
+        return None
+    func, span, error = teller.code(ast.unparse(found[0].func)), teller.made(found[1]), teller.error(raised)
+    if not (func and span and error):
+        return None
+    return f"Calling {func} on {span} raises {error}; it should not raise."
 
 
 def import_sentence(message: str) -> tuple[str, str] | None:

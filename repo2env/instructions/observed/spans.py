@@ -124,9 +124,14 @@ class Teller:
                    for part in name.split("."))
 
     def names_tests(self, text: str) -> bool:
-        """``text`` mentions a test module, a ``test_`` name, a name the test files define, or ``<locals>``."""
-        if re.search(r"<locals>|\btest_\w|\bTest[A-Z]", text) or any(m in text for m in self.modules):
+        """``text`` mentions a test module, a ``test_`` name, a name the test files define, or the ``<locals>``
+        of a function that is not the project's (a library's own ``f.<locals>.<lambda>`` is not the tests')."""
+        if re.search(r"\btest_\w|\bTest[A-Z]", text) or any(m in text for m in self.modules):
             return True
+        for owner in re.findall(r"([\w.<>]*)\.<locals>", text):  # the qualified name the local is inside
+            parts = [p for p in owner.split(".") if p and not p.startswith("__")]
+            if not parts or any(p in self.defined or p in self.helpers or p.startswith("<") for p in parts):
+                return True
         return any(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) for name in self.defined if len(name) > 1)
 
     def public(self, call: ast.Call) -> bool:
