@@ -252,9 +252,9 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
                                          else None)
     shown = expected or (teller.code(from_message) if from_message and op not in ("true", "false")
                          and teller.disclose and "..." not in from_message else None)
-    given = {ast.unparse(a) for c in ast.walk(left) if isinstance(c, ast.Call) for a in c.args + [
-        k.value for k in c.keywords]}  # a round trip (``dumps(loads(s)) == s``): the input is told already
-    same = right is not None and op == "==" and not expected and ast.unparse(right) in given
+    given = {ast.unparse(c.args[0]) for c in ast.walk(left) if isinstance(c, ast.Call)
+             and len(c.args) == 1 and not c.keywords}  # a round trip (``dumps(loads(s)) == s``): the input,
+    same = right is not None and op == "==" and not expected and ast.unparse(right) in given  # told already
     shown = "the input it was made from" if same else shown
     value = _returned(text, message, ast.unparse(left) if direct and isinstance(left, ast.Call) else None)
     full = _string_diff(text) if "..." in (value or "") + (from_message or "") else None
@@ -297,8 +297,8 @@ def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, ste
     # a round trip (``parse(text)`` changed, then compared with ``text``): what it should be is what it was made
     # from, which the sentence already tells, so the lines that differ may be told too
     given = [ast.unparse(a) for a in made.args + [k.value for k in made.keywords]]
-    same = "the input it was made from" if right is not None and op == "==" and ast.unparse(right) in given \
-        else None
+    same = "the input it was made from" if right is not None and op == "==" and [ast.unparse(right)] == given \
+        else None  # of a call with one argument only: of two, "the input" would not say which
     outcome = _outcome(op, right, text, message, raised, teller, bound, swapped, same)
     return f"Starting from {start}, with {joined(told)}, {its} {outcome}" if outcome else None
 
