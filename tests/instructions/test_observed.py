@@ -307,6 +307,12 @@ def test_library_call():
     pickle.dumps(sh.Holder(2))
 
 
+def test_reassigned():
+    r = parse("1")
+    r = parse("x2")
+    assert r
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -514,6 +520,9 @@ SAID = {
     # own <locals> in the message (not the tests')
     "test_library_call": "Calling `pickle.dumps` on `shapes.Holder(2)` raises `AttributeError: Can't pickle local "
                          "object 'Holder.__init__.<locals>.<lambda>'`; it should not raise.",
+    # the name the failing line assigns held another call's value before: the call told is the line's own
+    "test_reassigned": "Calling `parse('x2')` raises `ValueError: invalid literal for int() with base 10: 'x2'` (in "
+                       "`parse` of `shapes/__init__.py`); it should not raise.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",

@@ -324,8 +324,8 @@ class Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node):
         value = self.bound.get(node.id)
-        if value is None or self.depth == 0:
-            return node
+        if value is None or self.depth == 0 or not isinstance(node.ctx, ast.Load):
+            return node  # a name assigned (``r = f(...)`` again) is not the value it held before
         return Substitute(self.bound, self.depth - 1).visit(copy_node(value))
 
     def visit_Attribute(self, node):
