@@ -504,7 +504,7 @@ SAID = {
                       "`shapes/__init__.py`); it should not raise.",
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
-    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines, `'a = 1\\nb = 2…` (`…`: left out), with the "
+    "test_steps": "Starting from `shapes.Doc` with a string of 2 lines `'a = 1\\nb = 2…` (`…`: left out), with the "
                   "key `'z'` set to `3`, its `as_string()` gives `'a = 1\\nb = 2\\nz = 3\\n'`: it lacks the line "
                   "`z = 3` (expected as line 1); it has the line `z = 3` more, at line 3.",
     # the object changed in a loop: the loop told after its change, its variable by a stand-in name
@@ -528,7 +528,7 @@ SAID = {
                          "message matching `negative`.",
     "test_round_trip": "Calling `shapes.Doc('k = 7').as_string()` returns `'k = 7\\n'`; it should return `'k = 7'`.",
     # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
-    "test_from_file": "Calling `to_bytes` with a string of 23 characters, `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
+    "test_from_file": "Calling `to_bytes` with a string of 23 characters `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
                       "`shapes/__init__.py`); it should not raise.",
     # the error's message quotes that line: shortened too

@@ -238,14 +238,14 @@ class Teller:
 
     def _text_value(self, value: str | bytes) -> str | None:
         """A string or bytes value that would copy a test line, told with the fewest characters left out
-        (``elided``): "a string of 3 lines, `'a = {b = 1,\\n c = 2…\\n}'` (`…`: left out)"."""
+        (``elided``): "a string of 3 lines `'a = {b = 1,\\n c = 2…\\n}'` (`…`: left out)"."""
         shown = self.elided(repr(value))
         if shown is None:
             return None
         kind = "string" if isinstance(value, str) else "bytes value"
         lines = len(value.splitlines())
         size = f"of {lines} lines" if lines > 1 else f"of {len(value)} characters"
-        return f"a {kind} {size}, {shown} (`…`: left out)"
+        return f"a {kind} {size} {shown} (`…`: left out)"  # no comma: a token the test line may hold too
 
     def _test_object(self, value) -> str | None:
         """"a subclass of `Protocol` (defined for the test)" for a class the tests define, "an instance of a class
