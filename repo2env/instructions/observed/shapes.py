@@ -482,7 +482,7 @@ def _member_of(resolved, teller: Teller) -> str | None:
     if isinstance(resolved, ast.Attribute):
         member, owner = resolved.attr, resolved.value
     elif isinstance(resolved, ast.Subscript) and isinstance(resolved.slice, ast.Constant):
-        member, owner = repr(resolved.slice.value), resolved.value
+        member, owner = f"[{resolved.slice.value!r}]", resolved.value  # the item, as indexed
     else:
         return None
     if not isinstance(owner, ast.Call) or not teller.public(owner):
