@@ -313,6 +313,12 @@ def test_reassigned():
     assert r
 
 
+def test_helper_args():
+    def check_parse(text):
+        return parse(text)
+    check_parse("q7")
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -523,6 +529,9 @@ SAID = {
     # the name the failing line assigns held another call's value before: the call told is the line's own
     "test_reassigned": "Calling `parse('x2')` raises `ValueError: invalid literal for int() with base 10: 'x2'` (in "
                        "`parse` of `shapes/__init__.py`); it should not raise.",
+    # a helper the test defines made the call with its parameter: the argument the test passed it is told
+    "test_helper_args": "Calling `parse('q7')` raises `ValueError: invalid literal for int() with base 10: 'q7'` (in "
+                        "`parse` of `shapes/__init__.py`); it should not raise.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",
@@ -536,8 +545,8 @@ SAID = {
                                     "'12 kB, 3 kB, 4 …, 5 kB\\n'` (in `parse` of `shapes/__init__.py`); it should "
                                     "not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
-    # test passes after it); the helper's argument is its own parameter, so only the function is named
-    "test_callee": "Calling `explode` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "
+    # test passes after it); the helper's argument is its own parameter, bound to what the test passed it
+    "test_callee": "Calling `explode(1)` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "
                    "not raise.",
     # pytest shortened both lists: its explanation says what differs
     "test_missing_item": "Calling `items(3)` gives a wrong result: it has fewer items than expected; the expected "

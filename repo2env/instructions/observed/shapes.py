@@ -934,6 +934,8 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
     error = teller.error(raised)
     if error is None:
         return None
+    if len(tests) > 1:  # the helper's parameters as the test's own call of it passed them (literals only)
+        call = Substitute(_helper_arguments(evidence, path, row, tests[-2][1])).visit(copy_node(call))
     free = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
     span = teller.call_span(call, {}) if free <= teller.imported and teller.public(call) else None
     if span is None and call.args and not call.keywords and all(is_literal(a) for a in call.args):
@@ -951,6 +953,27 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
         return None
     want = f"it should raise `{expected}`" if expected else "it should not raise"
     return f"Calling {subject} raises {error}{where}; {want}."
+
+
+def _helper_arguments(evidence: Evidence, path: str, row: int, caller) -> dict:
+    """Parameter -> literal argument of the test's own function that holds line ``row`` of ``path`` (a helper the
+    test defines, ``def y(fmt, s): parse.compile(fmt)``), as the traceback's previous test frame (``caller``, an
+    ``_ANY_FRAME`` match) called it (``y("a {:,d} b", "x")``); ``{}`` when that frame's line holds no single call
+    of it."""
+    tree = parse_source(evidence.test_sources.get(path, ""))
+    helper = max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and n.lineno < row <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None) if tree else None
+    source = evidence.test_sources.get(_relative(caller.group(1)), "").splitlines()
+    at = int(caller.group(2))
+    if helper is None or not 0 < at <= len(source):
+        return {}
+    call = _call_named(source[at - 1].strip(), helper.name)
+    if call is None:
+        return {}
+    params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    bound = {name: value for name, value in zip(params, call.args) if is_literal(value)}
+    bound.update({k.arg: k.value for k in call.keywords if k.arg in params and is_literal(k.value)})
+    return bound
 
 
 def _call_named(line: str, name: str) -> ast.Call | None:
