@@ -26,13 +26,16 @@ configuration and programs behind; the code under test is the agent's):
    configuration file is written from the overlay shipped in ``tests/overlay/`` (the bytes they must have), test
    configuration files and modules shadowing an installed one that are not in the base commit's tree
    (``base_files.json``) are removed, and a symlinked folder on the way to an overlay file is replaced by a folder.
+   The overlay holds, besides the test patch's files, the other files of their test folders as of the base commit
+   (a package's ``__init__.py``, helpers, golden files: ``tasks.runtime.grading_overlay``). Test configuration
+   files above the workspace, up to ``/``, are removed (pytest would read a ``/pytest.ini``).
 4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of graded tests, FAIL_TO_PASS
    ones first, whose last statement expects something else (a ``pytest.raises`` of an unrelated exception, or
    another constant, changed at random either way), named from the module's own test-name vocabulary, beside
    the original. They are chosen by ``config["sentinel_seed"]`` (from the hidden test patch: the same on every
    grading of the task, unknowable to the agent; without it, fresh each run). An honest run reports each failed.
 5. pytest runs the graded test files (never node ids on its command line) as user ``nobody`` with no new
-   privileges; the grading inputs and the reward folder are root-only while it runs, so the code under test can
+   privileges (or not at all, when they cannot be dropped); the grading inputs and the reward folder are root-only while it runs, so the code under test can
    neither read which tests are graded nor write the reward.
 6. The processes the tests left are killed; outcomes are read from the JUnit XML. Reward 1.0 only when every
    FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported, as failed: a runner that reports a
@@ -81,7 +84,8 @@ except ImportError:  # in a bundle, run as `python3 -I -S /tests/verifier.py`: e
 # Worst first: several reports for one node id (unittest subTests, a teardown error) aggregate to the worst.
 OUTCOME_RANK = {"error": 3, "failed": 2, "skipped": 1, "passed": 0}
 # Files that configure pytest: an agent could plant or edit them to force outcomes, so the verifier resets them.
-TEST_CONFIG_NAMES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", ".pytest.ini")
+TEST_CONFIG_NAMES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", ".pytest.ini",
+                     "pytest.toml", ".pytest.toml")  # pytest 9 reads pytest.toml too
 # Folders whose every file is a test file (SWE-bench's convention; ``languages.python.files.is_test_path``).
 TEST_DIRS = frozenset({"test", "tests", "testing"})
 REWARD_FILES = ("reward.txt", "reward.json", "reward-details.json")
@@ -912,13 +916,14 @@ def installed_plugins():
 
 
 def _drop_privileges(uid):
-    """For the child: no new privileges (set-uid files do not elevate it), no groups, then ``uid``."""
+    """For the child: no new privileges (set-uid files do not elevate it), no groups, then ``uid``. Fails closed:
+    when ``prctl`` cannot be called (``ctypes`` or the C library it loads, ``libffi``, removed or broken by the
+    agent), the child does not start and the grade is an error, never a run in which a set-uid shell the agent
+    planted could read the grading inputs as root."""
     def demote():
-        try:
-            import ctypes
-            ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-        except Exception:
-            pass
+        import ctypes
+        if ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
@@ -1227,6 +1232,11 @@ def cmd_grade(args):
         clock.mark("environment check")
         ws = config["workspace"]
         prepare_workspace(inputs)
+        # pytest looks for its configuration from the tests' folder up to /: a pytest.ini (or conftest.py) the
+        # agent put above the workspace would be read before the repository's own (in a task container only:
+        # on a host, the folders above a workspace are the host's)
+        if os.environ.get(env_guard.IN_CONTAINER) == "1":
+            remove_above(ws, TEST_CONFIG_NAMES)
         clock.mark("workspace")
         files = grade_files(f2p + p2p)
         rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))

@@ -95,12 +95,21 @@ def run_targets(spec: RuntimeSpec, whole_suite: bool, language) -> list[str]:
         p, gitrepo.show_file(spec.repo.path, spec.head_commit, p) or "")] + list(spec.split.mixed_files)
 
 
+# of the other files of a test folder written back (``restores_test_folders``), at most this many bytes: files
+# past it (in path order) are left as the agent left them, so that a repository whose tests carry large data does
+# not make every bundle as large
+TEST_FOLDER_BYTES = 8 << 20
+
+
 def grading_overlay(spec: RuntimeSpec, language,
                     tree: dict[str, str]) -> tuple[dict[str, tuple[bytes, str]], list[str]]:
     """The files the grader writes before the tests run (path -> (bytes, octal mode)) and the ones it deletes:
     every test file of the test patch and every test-configuration file the gold patch changes, as of the head
     commit, and every other test-configuration file as of the base commit. The same state as the base commit with
     the test patch and the gold patch's configuration changes applied, without git. A language with
+    ``restores_test_folders`` (Python) has the other files of each test folder that holds a file of the test patch
+    (``language.test_folder``: ``tests/__init__.py``, a helper, a golden file) written too, as of the base commit,
+    up to ``TEST_FOLDER_BYTES``: what the graded tests import or read is never the agent's version. A language with
     ``restores_base_tests`` (Go, JavaScript, Rust: a test file the test patch leaves alone still compiles into the
     graded test binary, or is a helper or golden file the graded tests read) has every other test file of the
     base tree written too, as of the base commit. A file of ``split.mixed_files`` (a source file holding unit tests
@@ -121,11 +130,19 @@ def grading_overlay(spec: RuntimeSpec, language,
         else:
             write[rel] = (data, "755" if head_tree.get(rel, "").startswith("100755") else "644")
     restore_tests = getattr(language, "restores_base_tests", False)
-    for rel, entry in tree.items():
+    folders = {language.test_folder(p) for p in spec.split.test_files} - {None} \
+        if getattr(language, "restores_test_folders", False) else set()
+    budget = TEST_FOLDER_BYTES
+    for rel, entry in sorted(tree.items()):
         if rel in write or rel in delete or not entry.startswith("100"):
             continue
+        mode = "755" if entry.startswith("100755") else "644"
         if PurePosixPath(rel).name in config_names or (restore_tests and language.is_test_file(rel)):
-            write[rel] = (gitrepo.file_bytes(repo, base, rel), "755" if entry.startswith("100755") else "644")
+            write[rel] = (gitrepo.file_bytes(repo, base, rel), mode)
+        elif any(rel.startswith(folder + "/") for folder in folders) and budget > 0:
+            data = gitrepo.file_bytes(repo, base, rel)
+            if data is not None and len(data) <= budget:
+                write[rel], budget = (data, mode), budget - len(data)
     return write, sorted(delete)
 
 

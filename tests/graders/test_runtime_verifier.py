@@ -476,3 +476,20 @@ def test_a_sentinel_is_laid_out_and_written_like_the_file_it_joins(tmp_path):
         body = re.search(r"def %s\(\):\n((?:    .*\n?)+)" % name, text).group(1)
         assert body.startswith("    # inside the range\n    assert clamp( 5, 0, 10 ) == ") or \
             re.fullmatch(r'    assert fmt\("x"\) == "[a-z]*"\n?', body), body
+
+
+def test_pytest_configuration_above_the_workspace_is_removed(tmp_path):
+    """pytest looks for its configuration from the tests up to /: the red team's ``/pytest.ini`` with
+    ``addopts = -p flipper`` was read before the repository's own. Every test configuration name above the
+    workspace goes; the workspace's own files stay."""
+    ws = tmp_path / "a" / "workspace"
+    (ws / "tests").mkdir(parents=True)
+    (ws / "pytest.ini").write_text("[pytest]\n")
+    for name in ("pytest.ini", "pytest.toml", "conftest.py"):
+        (tmp_path / name).write_text("[pytest]\naddopts = -p flipper\n")
+    (tmp_path / "a" / "tox.ini").write_text("[pytest]\n")
+    (tmp_path / "a" / "notes.txt").write_text("kept\n")
+    removed = verifier.remove_above(str(ws), verifier.TEST_CONFIG_NAMES)
+    assert sorted(removed) == sorted([str(tmp_path / n) for n in ("pytest.ini", "pytest.toml", "conftest.py")]
+                                     + [str(tmp_path / "a" / "tox.ini")])
+    assert (ws / "pytest.ini").exists() and (tmp_path / "a" / "notes.txt").exists()

@@ -16,6 +16,21 @@ class PythonLanguage:
     # the egress guard's hosts (environment.egress): PyPI
     registry_hosts = ("pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org")
     test_config_names = files.TEST_CONFIG_NAMES
+    # the grader writes back, as of the base commit, the other files of each test folder that holds a file of the
+    # test patch (``tasks.runtime.grading_overlay``): a package's ``__init__.py``, a helper module, a golden file
+    # the graded tests read are the tests', not the agent's to change
+    restores_test_folders = True
+
+    def test_folder(self, path: str) -> str | None:
+        """The test folder ``path`` lies in: its innermost ``test``/``tests``/``testing`` folder
+        (``files.TEST_DIRS``; ``pkg/tests`` for ``pkg/tests/unit/test_x.py``, ``numpy/testing/tests`` for
+        ``numpy/testing/tests/test_utils.py``, whose ``numpy/testing`` is a package of the project); None outside
+        one (``pkg/test_x.py``: its folder is the project's source)."""
+        parts = path.split("/")[:-1]
+        for i in range(len(parts) - 1, -1, -1):
+            if parts[i] in files.TEST_DIRS:
+                return "/".join(parts[:i + 1])
+        return None
 
     def detect(self, tree: set[str]) -> Detection | None:
         """A tree with a Python project file at its root, or any ``.py`` file."""
