@@ -319,6 +319,13 @@ def test_helper_args():
     check_parse("q7")
 
 
+def test_steps_raises():
+    q = Parser(base=10)
+    q.base = 16
+    with pytest.raises(ValueError):
+        q.parse("f")
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -532,6 +539,9 @@ SAID = {
     # a helper the test defines made the call with its parameter: the argument the test passed it is told
     "test_helper_args": "Calling `parse('q7')` raises `ValueError: invalid literal for int() with base 10: 'q7'` (in "
                         "`parse` of `shapes/__init__.py`); it should not raise.",
+    # a method of an object the test made and changed did not raise: the object told in steps
+    "test_steps_raises": "Starting from `Parser(base=10)`, with `base` set to `16`, calling its `parse('f')` does not "
+                         "raise an error; it should raise `ValueError`.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",

@@ -279,28 +279,52 @@ def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, ste
     steps (``failing_statement.made_in_steps``): "Starting from `parse` with `'a = 1'`, with the key `'b'` set to
     `2`, its `as_string()` gives `X`; it should be `Y`." The steps are told in words, one code span per key or
     value, so no span copies a test line; None when the object is not one of ``steps`` or a step cannot be told."""
-    root = left
-    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
-        root = root.func if isinstance(root, ast.Call) else root.value
-    if not isinstance(root, ast.Name) or root.id not in steps:
+    found = _steps_head(left, teller, bound, steps) if _root_name(left) in steps else None  # its value, whole
+    if found is None:
         return None
-    made, changes = steps[root.id]
-    start = teller.call_span(Substitute(bound).visit(copy_node(made)), {})
-    told = [_step(change, root.id, teller, bound) for change in changes]
-    if start is None or None in told:
-        return None
-    rest = ast.unparse(left)[len(root.id):].lstrip(".")
-    its = f"its {teller.code(rest)}" if rest and teller.code(rest) and not teller.names_tests(rest) else (
-        "it" if not rest else None)
-    if its is None:
-        return None
+    head, made = found
     # a round trip (``parse(text)`` changed, then compared with ``text``): what it should be is what it was made
     # from, which the sentence already tells, so the lines that differ may be told too
     given = [ast.unparse(a) for a in made.args + [k.value for k in made.keywords]]
     same = "the input it was made from" if right is not None and op == "==" and [ast.unparse(right)] == given \
         else None  # of a call with one argument only: of two, "the input" would not say which
     outcome = _outcome(op, right, text, message, raised, teller, bound, swapped, same)
-    return f"Starting from {start}, with {joined(told)}, {its} {outcome}" if outcome else None
+    return f"{head} {outcome}" if outcome else None
+
+
+def _steps_head(expr, teller: Teller, bound, steps: dict) -> tuple[str, ast.Call] | None:
+    """("Starting from `parse` with `'a = 1'`, with the key `'b'` set to `2`, its `as_string()`", the call that
+    made the object) for the part of ``expr`` rooted at an object of ``steps`` (``list(doc.items())``: its
+    ``items()``); a method call's arguments the tests own shown as ``…``. None when there is none, or a part
+    cannot be told."""
+    node = next((n for n in ast.walk(expr) if isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Call)
+                 and _root_name(n) in steps), None)
+    if node is None:
+        return None
+    name = _root_name(node)
+    made, changes = steps[name]
+    start = teller.call_span(Substitute(bound).visit(copy_node(made)), {})
+    told = [_step(change, name, teller, bound) for change in changes]
+    if start is None or None in told:
+        return None
+    rest = ast.unparse(node)[len(name):].lstrip(".")
+    its = f"its {teller.code(rest)}" if rest and teller.code(rest) and not teller.names_tests(rest) else (
+        "it" if not rest else None)
+    if its is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name):  # its select(tags=…): the tests' own arguments elided
+        method = ast.Call(func=ast.Name(id=node.func.attr, ctx=ast.Load()), args=node.args, keywords=node.keywords)
+        shown = teller.call_text(method, bound)
+        its = f"its {teller.code(shown)}" if shown and teller.code(shown) else None
+    if its is None:
+        return None
+    return f"Starting from {start}, with {joined(told)}, {its}", made
+
+
+def _root_name(node) -> str | None:
+    """The name an expression starts from: ``doc`` of ``doc["a"].items()``."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 _SHORTENED = re.compile(r"\.\.\.|\[\d+ chars\]")  # pytest's and unittest's marks of a value shortened
@@ -736,14 +760,20 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     if m or unittest_missed or helper_missed:
         subject = _subject(under, teller, bound)
         wanted = m.group(1) if m else site.expect_raise
+        if subject is None:  # a method of an object the test made in steps
+            found = _steps_head(under, teller, bound, site.steps or {})
+            subject = found[0].replace(", its ", ", calling its ", 1) if found else None
+            lead = "" if found else "Calling "
+        else:
+            lead = "Calling "
         if subject is None:
             return None
         pattern = teller.code(site.expect_match) if site.expect_match and not teller.names_tests(
             site.expect_match) else None
         matching = f" with a message matching {pattern}" if pattern else ""  # a fix must word it so
         if "WARN" in (m.group(0) if m else "") or "not triggered" in message or wanted.endswith("Warning"):
-            return f"Calling {subject} emits no warning; it should emit `{wanted}`{matching}."
-        return f"Calling {subject} does not raise an error; it should raise `{wanted}`{matching}."
+            return f"{lead}{subject} emits no warning; it should emit `{wanted}`{matching}."
+        return f"{lead}{subject} does not raise an error; it should raise `{wanted}`{matching}."
     mismatch = _mismatch(text) if site.expect_raise else None
     if mismatch:
         subject, error = _subject(under, teller, bound), teller.error(f"{site.expect_raise}: {mismatch[1]}")
