@@ -225,7 +225,7 @@ def failure_digest(message, text, limit=3000):
 
 _LOCAL = re.compile(r"^(\w+) *= (.+)$")
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")  # an object's default repr: <Foo object at 0x7f3a2c1d9e80>
-_VOLATILE = re.compile(ADDRESS.pattern + r"|(?<![\w.])\d{12,}(?![\w.])")  # and an id or a time in nanoseconds
+VOLATILE = re.compile(ADDRESS.pattern + r"|(?<![\w.])\d{12,}(?![\w.])")  # and an id or a time in nanoseconds
 MAX_LOCALS, MAX_LOCAL_CHARS = 12, 250
 
 
@@ -244,7 +244,7 @@ def local_lines(text):
             seen_failing = True
             continue
         match = _LOCAL.match(line) if seen_failing else None
-        if match and len(line) <= MAX_LOCAL_CHARS and not _VOLATILE.search(match.group(2)) and \
+        if match and len(line) <= MAX_LOCAL_CHARS and not VOLATILE.search(match.group(2)) and \
                 len(found) < MAX_LOCALS:
             found.append("L %s = %s" % (match.group(1), match.group(2)))
     return found

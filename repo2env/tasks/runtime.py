@@ -221,11 +221,12 @@ _SCRATCH = re.compile(r"r2e-run-\w{8}")  # tempfile.mkdtemp(prefix="r2e-run-") i
 
 def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
     """``text`` (one failure's digest) as every run of ``before`` read it: an object's address (``0x7f3a…``, which
-    differs from run to run) as ``0x…``, its ``L name = value`` lines (the test's locals,
+    differs from run to run) or a number of 12 digits or more (an ``id()`` in a repr, ``<Tag @ 139677940805888>``;
+    a time in nanoseconds) as ``0x…``, its ``L name = value`` lines (the test's locals,
     ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest differs in
     some run."""
     def split(digest: str) -> tuple[str, list[str]]:
-        lines = runtime_verifier.ADDRESS.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
+        lines = runtime_verifier.VOLATILE.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
         return "\n".join(x for x in lines if not x.startswith("L ")), [x for x in lines if x.startswith("L ")]
 
     head, shown = split(text)
