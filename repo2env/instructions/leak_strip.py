@@ -161,12 +161,14 @@ _PLAIN_WORD = re.compile(r"[a-z]+")
 
 _TEST_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|"
                            r"^\s*(?:export\s+)?(?:async\s+)?function\s+([A-Za-z_]\w*)|"
-                           r"^\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*fn\s+([A-Za-z_]\w*)")
+                           r"^\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)|^\s*fn\s+([A-Za-z_]\w*)|"
+                           r"^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")  # a module-level name: _ANCHOR_TB_STR = """…
 
 
 def test_helpers(test_lines: Sequence[str]) -> set[str]:
     """The functions and classes the test patch's added lines define (Python ``def``/``class``, JavaScript
-    ``function``, Go ``func``, Rust ``fn``): the tests' own machinery, which an instruction never names (a
+    ``function``, Go ``func``, Rust ``fn``) and the names they assign at module level (a constant the tests read,
+    ``_ANCHOR_TB_STR = ...``): the tests' own machinery, which an instruction never names (a
     ``test_`` name is a grading test's, already a needle). Names of 4 characters or fewer and dunder names are
     left out."""
     found = set()

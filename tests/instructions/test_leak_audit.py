@@ -114,3 +114,12 @@ def test_a_helper_named_by_a_capitalised_plain_word_is_found_with_its_case_only(
     assert audit("The parser drops the last key of a table.", ctx) == []
     assert [f.text for f in audit("Build it with `Parser()` first.", ctx)] == ["Parser"]
     assert [f.text for f in audit("Call MAKE_TABLE on it.", ctx)] == ["MAKE_TABLE"]  # not a plain word: any case
+
+
+def test_a_constant_the_test_patch_assigns_at_module_level_is_a_test_name():
+    """A held-out instruction named ``_ANCHOR_TB_STR``, a module constant only the hidden test file defines: the
+    names the test patch assigns at column 0 are needles like its functions (an indented one is a local)."""
+    ctx = AuditContext(test_added_lines=['_ANCHOR_TB_STR = """\\', "    frames = 1", "EXPECTED = [1]"])
+    assert fired("`ParsedException.from_string(_ANCHOR_TB_STR).frames` is wrong.", ctx) == ["test_name"]
+    assert fired("The frames are wrong.", ctx) == []
+    assert fired("It is not what was expected.", ctx) == []  # EXPECTED, all capitals: its own case only

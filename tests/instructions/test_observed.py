@@ -95,6 +95,14 @@ class Holder:
         self.key = lambda x: x + n
 
 
+class Bag:
+    def __init__(self, items):
+        self.items = set(items)
+
+    def __le__(self, other):
+        return self.items.issubsett(other.items)
+
+
 def counted(step=1):
     def wrap(func):
         def inner(*args):
@@ -326,6 +334,15 @@ def test_steps_raises():
         q.parse("f")
 
 
+def test_operator_raised():
+    small = sh.Bag("a")
+    assert small <= sh.Bag("ab")
+
+
+def test_attribute_of_result():
+    assert Parser(base=10).fmt.upper() == "X"
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -542,6 +559,13 @@ SAID = {
     # a method of an object the test made and changed did not raise: the object told in steps
     "test_steps_raises": "Starting from `Parser(base=10)`, with `base` set to `16`, calling its `parse('f')` does not "
                          "raise an error; it should raise `ValueError`.",
+    # an operator's method raised: the comparison is told, not the call that made its left side
+    "test_operator_raised": "Computing `shapes.Bag('a') <= shapes.Bag('ab')` raises `AttributeError: 'set' object "
+                            "has no attribute 'issubsett'. Did you mean: 'issubset'?` (in `__le__` of "
+                            "`shapes/__init__.py`); it should not raise.",
+    # the line itself raised reading an attribute of what the call returned: that read is told
+    "test_attribute_of_result": "Reading `fmt` of `Parser(base=10)` raises `AttributeError: 'Parser' object has no "
+                                "attribute 'fmt'`; it should not raise.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",

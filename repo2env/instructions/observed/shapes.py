@@ -10,7 +10,8 @@ import re
 from repo2env.graders.runtime_verifier import TEST_DIRS
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, shown_locals, test_frame
-from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, joined
+from repo2env.instructions.observed.spans import NOT_API, Elide, Substitute, Teller, attr_name, copy_node, \
+    is_literal, joined
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -42,8 +43,15 @@ _UNITTEST = {"assertEqual": "==", "assertEquals": "==", "assertIs": "is", "asser
              "assertSequenceEqual": "==", "assertCountEqual": "==", "assertAlmostEqual": "==",
              "assertGreater": ">", "assertLess": "<", "assertGreaterEqual": ">=", "assertLessEqual": "<="}
 
+# the methods of comparisons and arithmetic: what raised in one is the operator's, not a call's
+_OPERATORS = frozenset(f"__{r}{name}__" for name in ("lt", "le", "eq", "ne", "gt", "ge", "add", "sub", "mul",
+                                                     "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+                                                     "matmul", "lshift", "rshift") for r in ("", "r", "i")
+                       if not (r and name in ("lt", "le", "eq", "ne", "gt", "ge"))) | {"__contains__"}
+
 _CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
         ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_CMP_NODE = {op: node for node, op in _CMP.items()}
 
 
 def _subject(expr, teller: Teller, bound: dict, callee: str | None = None) -> str | None:
@@ -216,11 +224,33 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
             return f"Calling {teller.call_span(call, {})} raises {error}{where}; it should not raise."
         if call is None:  # the tests' own helper raised
             return None
+        operator = callee in _OPERATORS
+        missing = re.search(r"has no attribute '(\w+)'|(is not subscriptable)", raised)
+        if operator or (callee is None and not where and missing):
+            # an operator's method raised (``__le__``), or the line itself did, reading an attribute or an item of
+            # what the call returned (no function entered): that is told, never the call inside it
+            compared = operator and right is not None and op in _CMP_NODE
+            expr = ast.Compare(left=left, ops=[_CMP_NODE[op]()], comparators=[right]) if compared else left
+            resolved = Substitute(bound).visit(copy_node(expr))
+            read = [n for n in ast.walk(resolved) if not operator and (
+                isinstance(n, ast.Attribute) and n.attr == missing.group(1) or
+                isinstance(n, ast.Subscript) and missing.group(2))]
+            member = next((m for m in map(lambda n: _member_of(n, teller), read) if m), None)  # "Reading `a` of …"
+            text = ast.unparse(Elide(teller.helpers | teller.defined).visit(copy_node(resolved)))
+            span = teller.code(text) or teller.elided(text)
+            span = None if span is None or "…" in text or span.count("…") > 1 else span  # one token out at most
+            is_value = bool(read) and read[0] is resolved  # the read is the value compared: what it should be
+            expected = _expected(right, teller, bound) if right is not None and is_value else None
+            want = _want(op, expected, "be") if expected else "it should not raise"
+            if error is not None and member:
+                return f"{member} raises {error}{where}; {want if is_value else 'it should not raise'}."
+            if error is not None and span and operator:
+                return f"Computing {span} raises {error}{where}; it should not raise."
     call = bound.get(left.id) if isinstance(left, ast.Name) else left
     direct = isinstance(call, ast.Call) and teller.call_text(call, bound) is not None
     if not direct:  # len(f(x)), f(x).name, f(x)[0]: the value is of the whole expression
         resolved = Substitute(bound).visit(copy_node(left))
-        whole = teller.code(ast.unparse(resolved))
+        whole = teller.code(ast.unparse(Elide(teller.helpers | teller.defined).visit(copy_node(resolved))))
         inner = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call) and teller.public(n)), None)
         told = teller.call_span(inner, {}) if inner is not None else None  # the call, argument by argument
         func = told if told and (" with " in told or "(" in told) else (

@@ -149,7 +149,7 @@ class Teller:
         resolved = Substitute(bound).visit(copy_node(call))
         if not isinstance(resolved, ast.Call) or not self.public(resolved):
             return None
-        elide = _Elide(self.helpers | self.defined)
+        elide = Elide(self.helpers | self.defined)
         resolved.args = [elide.visit(a) for a in resolved.args]
         resolved.keywords = [elide.visit(k) for k in resolved.keywords]
         resolved.func = _elide_inner(resolved.func, elide)  # URL(test_url).to_text: the receiver's arguments too
@@ -168,7 +168,7 @@ class Teller:
 
     def _by_argument(self, call: ast.Call, bound: dict) -> str | None:
         resolved = Substitute(bound).visit(copy_node(call))
-        func = self.code(ast.unparse(_elide_inner(resolved.func, _Elide(self.helpers | self.defined))))
+        func = self.code(ast.unparse(_elide_inner(resolved.func, Elide(self.helpers | self.defined))))
         if func is None and isinstance(resolved.func, ast.Attribute) and isinstance(resolved.func.value, ast.Call) \
                 and self.public(resolved.func.value) and not self.names_tests(resolved.func.attr):
             receiver, method = self.made(resolved.func.value), self.code(resolved.func.attr)
@@ -190,7 +190,7 @@ class Teller:
         arguments, each told so ("a `ForwardRef` of `'ClassVar[str]'`"); a class the tests define (or an
         instance of one) by its public bases ("a subclass of `TypedDict` (defined for the test)"); else the
         elided span, or None."""
-        elide = _Elide(self.helpers | self.defined)  # as in call_text: no test-only name
+        elide = Elide(self.helpers | self.defined)  # as in call_text: no test-only name
         value = node.value if isinstance(node, ast.keyword) else node
         prefix = f"{node.arg}=" if isinstance(node, ast.keyword) and node.arg else ""
         named = self._test_object(value)
@@ -263,7 +263,7 @@ class Teller:
         return f"an instance of {kind}" if call else kind
 
 
-def _elide_inner(func, elide: "_Elide"):
+def _elide_inner(func, elide: "Elide"):
     """``func`` (a call's callee) with the arguments of the calls inside it elided (``elide``), its own names
     kept: in ``URL(test_url).to_text`` the receiver is the API's, its argument the test's."""
     for node in ast.walk(func):
@@ -273,7 +273,7 @@ def _elide_inner(func, elide: "_Elide"):
     return func
 
 
-class _Elide(ast.NodeTransformer):
+class Elide(ast.NodeTransformer):
     """Replaces names of ``names`` (the tests' own) and calls of them by ``…``."""
 
     def __init__(self, names: set[str]):
