@@ -343,6 +343,13 @@ def test_attribute_of_result():
     assert Parser(base=10).fmt.upper() == "X"
 
 
+def test_missing_with_patch(monkeypatch):
+    monkeypatch.setattr(sh, "UNITS", {"B": 2})
+    monkeypatch.setattr(sh, "parse", lambda: 5)
+    assert sh.volume_of(2) == 8
+    monkeypatch.setattr(sh, "UNITS", {"B": 3})
+
+
 def test_raises_match():
     with pytest.raises(ValueError, match="negative"):
         area(-3, 2)
@@ -566,6 +573,11 @@ SAID = {
     # the line itself raised reading an attribute of what the call returned: that read is told
     "test_attribute_of_result": "Reading `fmt` of `Parser(base=10)` raises `AttributeError: 'Parser' object has no "
                                 "attribute 'fmt'`; it should not raise.",
+    # a name the module lacks, with what the test replaced before the line (and by what), never after it; what
+    # the test expects of the name once it exists
+    "test_missing_with_patch": "With `sh.UNITS` replaced by `{'B': 2}` and `sh.parse` replaced by a function "
+                               "returning `5`: `shapes.volume_of` does not exist (`AttributeError`); it should. Once "
+                               "it exists, `shapes.volume_of(2)` should return `8`.",
     # the message the test matches: a fix must word its error so
     "test_raises_match": "Calling `area(-3, 2)` does not raise an error; it should raise `ValueError` with a "
                          "message matching `negative`.",

@@ -221,7 +221,7 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
     for name, value in (shown or {}).items():  # what the run showed, for names the source leaves unknown or
         if name not in site.bound or _opaque(site.bound[name], known):  # binds to what a reader cannot see
             site.bound[name] = value
-    site.patched = patches(func, site.bound)
+    site.patched = patches(func, site.bound, line)
     return site
 
 
@@ -396,16 +396,33 @@ def _text(node) -> str | None:
         return None
 
 
-def patches(func, bound: dict | None = None) -> list[str]:
+def _replacement(value) -> str:
+    """" by `x`" for what a test put in place of an attribute, when a reader can take it as it is: a short
+    literal, a function returning one (``lambda: "pp"``: " by a function returning `'pp'`"), a literal dict's
+    ``get`` (" by a lookup in `{'A': 1}`"); "" for anything else."""
+    def short(node):
+        text = ast.unparse(node)
+        return f"`{text}`" if is_literal(node) and len(text) <= 60 else None
+    if isinstance(value, ast.Lambda) and not value.args.args and short(value.body):
+        return f" by a function returning {short(value.body)}"
+    if isinstance(value, ast.Attribute) and value.attr == "get" and isinstance(value.value, ast.Dict) and \
+            short(value.value):
+        return f" by a lookup in {short(value.value)}"
+    return f" by {short(value)}" if short(value) else ""
+
+
+def patches(func, bound: dict | None = None, before: int | None = None) -> list[str]:
     """What the test function changes around the code it calls, as a user would say it: ``monkeypatch.setenv``
     ("`XDG_DATA_DIRS` set to `':'`"), ``delenv`` ("`HOME` unset"), ``monkeypatch.setattr`` and ``mock.patch`` /
     ``mocker.patch`` / ``patch.object`` / ``patch.dict`` in calls, ``with`` items or decorators ("`sys.prefix`
-    replaced"). Names and values are read with ``bound`` (the parametrized case's values, ``spans.folded``);
-    a value is told only when it is a short literal."""
+    replaced"; by what, when it is a short literal, a function returning one or a literal dict's ``get``:
+    ``_replacement``). Names and values are read with ``bound`` (the parametrized case's values,
+    ``spans.folded``); a value is told only when it is a short literal. ``before``: a line; only the changes
+    made above it count (what the test changes after the failing line did not hold when it failed)."""
     bound = bound or {}
     found: list[str] = []
     nodes = [d for d in func.decorator_list if isinstance(d, ast.Call)] + [
-        n for n in ast.walk(func) if isinstance(n, ast.Call)]
+        n for n in ast.walk(func) if isinstance(n, ast.Call) and (before is None or n.lineno < before)]
     for call in nodes:
         name, owner = attr_name(call.func), call.func.value if isinstance(call.func, ast.Attribute) else None
         args = call.args
@@ -419,7 +436,7 @@ def patches(func, bound: dict | None = None) -> list[str]:
         elif name == "setattr" and isinstance(owner, ast.Name) and owner.id == "monkeypatch" and args:
             target = _text(args[0]) if isinstance(args[0], ast.Constant) or len(args) < 3 else \
                 f"{_text(args[0])}.{_text(args[1])}"
-            said = f"`{target}` replaced" if target else None
+            said = f"`{target}` replaced{_replacement(args[-1]) if len(args) > 1 else ''}" if target else None
         elif name == "patch" and args and isinstance(args[0], ast.Constant):
             said = f"`{args[0].value}` replaced"
         elif name == "object" and isinstance(owner, ast.Attribute) and owner.attr == "patch" and len(args) > 1:

@@ -741,7 +741,8 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     frame = test_frame(text, evidence.test_sources)
     site = _site_of(frame, evidence, test_id, teller.fixtures, text, teller.aliases)
     said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
-    conditions = [c for c in (site.patched or []) if not teller.names_tests(c)] if site else []
+    conditions = [c if not teller.copied(c) else c.split(" by ", 1)[0]  # its value would copy a test line
+                  for c in (site.patched or []) if not teller.names_tests(c)] if site else []
     if said is None or not conditions:
         return said
     if any(c.endswith("` set") for c in conditions):
@@ -781,7 +782,15 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     where = raise_site(text, evidence) if raised else ""
     missing = _ATTR.search(raised) if raised and not where else None
     if missing:  # the test's own line asked a module for a name it lacks: a missing API, not a call that raised
-        return f"`{missing.group(1)}.{missing.group(2)}` does not exist (`AttributeError`); it should."
+        said = f"`{missing.group(1)}.{missing.group(2)}` does not exist (`AttributeError`); it should."
+        parts = _assert_parts(site.statement)
+        if parts and isinstance(parts[0], ast.Call) and attr_name(parts[0].func) == missing.group(2) and \
+                parts[2] is not None and parts[1] == "==":  # what the test expects of it, as for a missing import
+            call, expected = teller.call_span(Substitute(bound).visit(copy_node(parts[0])), {}), \
+                _expected(parts[2], teller, bound)
+            if call and expected:
+                said += f" Once it exists, {call} should return {expected}."
+        return said
     m = _DID_NOT_RAISE.search(text)
     unittest_missed = site.expect_raise is not None and not raised and "AssertionError" in message and (
         "not raised" in message or "not triggered" in message)  # assertRaises / assertWarns, unittest's words
