@@ -10,8 +10,8 @@ import re
 from repo2env.graders.runtime_verifier import TEST_DIRS
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
 from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, shown_locals, test_frame
-from repo2env.instructions.observed.spans import NOT_API, Elide, Substitute, Teller, attr_name, copy_node, \
-    is_literal, joined
+from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, \
+    joined
 
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
@@ -236,7 +236,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
                 isinstance(n, ast.Attribute) and n.attr == missing.group(1) or
                 isinstance(n, ast.Subscript) and missing.group(2))]
             member = next((m for m in map(lambda n: _member_of(n, teller), read) if m), None)  # "Reading `a` of …"
-            text = ast.unparse(Elide(teller.helpers | teller.defined).visit(copy_node(resolved)))
+            text = teller.without_tests(resolved)
             span = teller.code(text) or teller.elided(text)
             span = None if span is None or "…" in text or span.count("…") > 1 else span  # one token out at most
             is_value = bool(read) and read[0] is resolved  # the read is the value compared: what it should be
@@ -250,7 +250,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     direct = isinstance(call, ast.Call) and teller.call_text(call, bound) is not None
     if not direct:  # len(f(x)), f(x).name, f(x)[0]: the value is of the whole expression
         resolved = Substitute(bound).visit(copy_node(left))
-        whole = teller.code(ast.unparse(Elide(teller.helpers | teller.defined).visit(copy_node(resolved))))
+        whole = teller.code(teller.without_tests(resolved))
         inner = next((n for n in ast.walk(resolved) if isinstance(n, ast.Call) and teller.public(n)), None)
         told = teller.call_span(inner, {}) if inner is not None else None  # the call, argument by argument
         func = told if told and (" with " in told or "(" in told) else (

@@ -114,6 +114,11 @@ class Teller:
             return self.code(kind)
         return self.code(raised) or (self.elided(raised) if sep else None)
 
+    def without_tests(self, node) -> str:
+        """``node`` as source with the names the test files define (and calls of them) shown as ``…``
+        (``Elide``, as ``call_text`` does); ``node`` is not changed."""
+        return ast.unparse(Elide(self.helpers | self.defined).visit(copy_node(node)))
+
     def is_test_module(self, name: str) -> bool:
         """``name`` (a dotted module name) is one of the tests' own: relative (``.helpers``), a test file of the
         repository (``Evidence.test_modules``) or of the evidence, or a part named as tests are (``tests``,
