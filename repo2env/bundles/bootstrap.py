@@ -1,8 +1,9 @@
 """The grader's bootstrap: the Python program ``tests/test.sh`` hands the interpreter on standard input (a quoted
 here-document, so the agent cannot have written it), before any file of ``/tests`` is read.
 
-In layout 1.0 the agent was root in the container the grader runs in, and a process it left running may rewrite
-``/tests`` between Harbor's upload and the grader's start. The bootstrap therefore, in this order:
+In layout 1.0 the grader runs in the agent's container (the agent is ``learner``; in a bundle without
+``[agent].user``, root), and a process it left running may rewrite ``/tests`` between Harbor's upload and the
+grader's start. The bootstrap therefore, in this order:
 
 1. makes the interpreter's bytecode cache a fresh folder (``sys.pycache_prefix``), so a ``.pyc`` planted in a
    ``__pycache__`` is never read;

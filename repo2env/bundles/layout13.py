@@ -48,7 +48,7 @@ import tomlkit
 from repo2env.bundles.hashing import content_hash, files_hash
 from repo2env.bundles.inputs import restamp
 from repo2env.bundles.stage import BundleStage
-from repo2env.bundles.task_toml import clean_none
+from repo2env.bundles.task_toml import AGENT_USER, clean_none
 from repo2env.core import templates
 from repo2env.core.errors import GitError
 from repo2env.core.limits import MEMORY_MB
@@ -57,7 +57,6 @@ from repo2env.graders import runtime_verifier
 FORMATS = ("harbor-1.0", "harbor-1.3", "harbor-1.4")
 SEPARATE_FORMATS = {"harbor-1.3": "1.3", "harbor-1.4": "1.4"}  # --format -> schema_version of this layout
 WORKSPACE = "/workspace"
-LEARNER = "learner"
 CONTRACT = "contract.json"
 # tests/ entries that stay on the host side of the verifier image build (never copied into /tests)
 _BUILD_ONLY = ("Dockerfile", "source", "strip_repository.sh")
@@ -180,7 +179,7 @@ def _task_toml(old: str, layout: SplitLayout, stage: BundleStage, schema: str) -
     doc["environment"] = clean_none({
         "build_timeout_sec": env.get("build_timeout_sec"), "cpus": cpus, "memory_mb": memory,
         "storage_mb": env.get("storage_mb"), "network_mode": "no-network"})
-    doc["agent"] = {"timeout_sec": float(before["agent"]["timeout_sec"]), "user": LEARNER,
+    doc["agent"] = {"timeout_sec": float(before["agent"]["timeout_sec"]), "user": AGENT_USER,
                     "network_mode": "no-network"}
     verifier = tomlkit.table()
     verifier["timeout_sec"] = float(before["verifier"]["timeout_sec"])

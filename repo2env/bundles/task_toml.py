@@ -13,6 +13,11 @@ import tomlkit
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.metadata import Evaluation, Repo2EnvMetadata
 
+# [agent].user of every bundle (Harbor's AgentConfig.user; its environment Dockerfile makes the user and gives it
+# /workspace). Unprivileged: a root agent can rewrite the interpreter, its shared libraries or the processes that
+# the verifier, running as root in the same container (layout 1.0), depends on before the grader's first line runs.
+AGENT_USER = "learner"
+
 
 def clean_none(value):
     """tomlkit cannot write None: drop None values recursively."""
@@ -41,7 +46,7 @@ def render_task_toml(*, task_id: str, description: str, keywords: list[str], dif
     metadata["keywords"] = keywords
     metadata["repo2env"] = clean_none(meta.model_dump(mode="json"))
     doc["metadata"] = metadata
-    doc["agent"] = {"timeout_sec": float(agent_timeout_sec)}
+    doc["agent"] = {"timeout_sec": float(agent_timeout_sec), "user": AGENT_USER}
     doc.add(tomlkit.comment("harbor lint: shared-verifier is deliberate. In layout 1.0 the verifier grades the "
                             "agent's own container"))
     doc.add(tomlkit.comment("(tests/ is uploaded only after the agent has finished); a separate verifier "
@@ -51,6 +56,13 @@ def render_task_toml(*, task_id: str, description: str, keywords: list[str], dif
                           "cpus": int(cpus) if float(cpus).is_integer() else cpus, "memory_mb": memory_mb,
                           "storage_mb": storage_mb}
     return tomlkit.dumps(doc)
+
+
+def agent_user(config: dict) -> str:
+    """``[agent].user`` of a parsed task.toml ``config``, the user Harbor runs the agent (and the oracle's
+    ``solve.sh``) as; ``root`` when unset (Harbor: the image's default user, root in every task image)."""
+    user = (config.get("agent") or {}).get("user")
+    return "root" if user is None else str(user)
 
 
 def read_task_toml(bundle: Path) -> dict:

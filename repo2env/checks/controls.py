@@ -12,7 +12,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from repo2env.bundles.task_toml import read_task_toml
+from repo2env.bundles.task_toml import agent_user, read_task_toml
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core import artefacts, concurrency, timings
 from repo2env.core.limits import MEMORY_MB
@@ -86,7 +86,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             if act is not None:
                 act(box)
             elif oracle:
-                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec)
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=agent_user(read_task_toml(bundle)))
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
             outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json")) if name == "nop" else None
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",

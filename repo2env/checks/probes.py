@@ -31,6 +31,7 @@ The material the scripts read is staged in ``/tmp/r2e-probe``: ``targets.txt`` (
 """
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -41,7 +42,7 @@ from pathlib import Path
 
 import docker
 
-from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
+from repo2env.bundles.task_toml import agent_user, bundle_language, read_task_toml, task_kind
 from repo2env.checks.controls import run_control, shared_container
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core import concurrency, timings
@@ -50,7 +51,7 @@ from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import run_image
 
-PROBES_VERSION = "4"
+PROBES_VERSION = "5"
 MATERIAL = "/tmp/r2e-probe"
 MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
 
@@ -94,6 +95,7 @@ PROBES = (
     Probe("git_config_program", "grader_programs", "git_config_program.sh", ("runtime",), surfaces=("git",)),
     Probe("path_interpreter", "grader_programs", "path_interpreter.sh", ("runtime", "eqv")),
     Probe("system_program", "grader_programs", "system_program.sh", ("runtime", "eqv")),
+    Probe("stdlib_zip", "grader_programs", "stdlib_zip.sh", ("runtime", "eqv"), languages=PY),
     Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
     Probe("grader_swapper", "input_rewriting", "grader_swapper.sh", ("runtime", "eqv")),
     Probe("fifo_site_packages", "grader_hang", "fifo_site_packages.sh", ("runtime", "eqv")),
@@ -234,6 +236,51 @@ def _acts(bundle: Path, material: Path, probe: Probe, user: str, timeout: float,
     return act, folders
 
 
+UNCHANGED = "its act changed nothing the grader reads: the nop's grading stands"
+
+
+class _Unchanged(Exception):
+    """An attack's act left its container as it found it (``_state``): its grading would be the nop's."""
+
+
+def _state(box: TaskContainer) -> tuple:
+    """What an agent can leave for the grader in ``box``: its file-system changes, the processes running (their
+    ids, from the engine: no process is started to look) and the entries of the tmpfs folders that the
+    file-system changes do not hold (``/dev/shm``, ``/dev/mqueue``). The changes are every entry of the
+    container's writable layer with its metadata (an overlay ``UpperDir`` this host can read: every path written,
+    its contents or metadata changed, removed as a whiteout), else docker's ``diff`` (paths and kinds; about
+    0.3 s a call, where the walk of a small layer takes milliseconds). Raises ``docker.errors.DockerException``."""
+    upper = ((box.container.attrs.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir")
+    if upper and os.path.isdir(upper):
+        changes = []
+        for root, dirs, files in os.walk(upper):
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                info = os.lstat(path)
+                changes.append((os.path.relpath(path, upper), info.st_mode, info.st_uid, info.st_gid, info.st_size,
+                                info.st_mtime_ns, info.st_ctime_ns, info.st_rdev))
+        changes.sort()
+    else:
+        changes = sorted((c["Path"], c["Kind"]) for c in box.container.diff() or [])
+    top = box.container.top()
+    pid = top["Titles"].index("PID")
+    processes = sorted(row[pid] for row in top["Processes"])
+    _, tmpfs, _ = box.exec(["ls", "-A", "/dev/shm", "/dev/mqueue"])
+    return changes, processes, tmpfs
+
+
+def _graded_only_if_changed(act):
+    """``act`` wrapped: it raises ``_Unchanged`` instead of going on to the grading when the act changed nothing
+    ``_state`` sees. Sound only for an unprivileged agent: the folders put in place before the start are root's
+    (a root agent could rewrite their contents without docker's diff listing a new path)."""
+    def wrapped(box: TaskContainer) -> None:
+        before = _state(box)
+        act(box)
+        if _state(box) == before:
+            raise _Unchanged()
+    return wrapped
+
+
 def _check_result(probe: Probe, sink: dict) -> tuple[float | None, str | None]:
     try:
         found = json.loads(sink.get("out", "").strip().splitlines()[-1])["found"]
@@ -284,7 +331,10 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     same), no error (``controls.graded_outcome``), and every attack's script exited 0 (it did what it meant
     to). Anything else, and each attack of the group runs again alone: an attack that works alone is not hidden
     behind one that changes how the tests run (the demo's weak bundles of ``tests/checks/test_probes_docker.py``
-    prove it for each group)."""
+    prove it for each group). When the agent is unprivileged and ``nop_outcome`` is given, an attack whose act
+    changed nothing (``_state``: files, processes, tmpfs; alone, or between the acts before and after it in its
+    group's container) is not graded for: the same container state gets the nop's grading, so its reward is the
+    nop's (``baseline``), and it does not hold its group to the exit-0 rule."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
@@ -293,7 +343,10 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
         separate = verifier_mode(config) == "separate"
         trial = SeparateTrial(client, bundle, config, task_id) if separate else None
         image = trial.agent_image if separate else run_image(client, bundle, config, task_id)
-        user = trial.agent_user if separate else str((config.get("agent") or {}).get("user") or "root")
+        user = trial.agent_user if separate else agent_user(config)
+        # an attack that changed nothing is not graded: its grading is the nop's, already measured (layout 1.0,
+        # an unprivileged agent: _graded_only_if_changed)
+        shortcut = not separate and nop_outcome is not None and user not in ("root", "0")
 
         def check(probe: Probe, sink: dict) -> ProbeResult:
             """A check's result from what its script printed (``sink``); anything found scores 1.0."""
@@ -312,34 +365,52 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])
                 return check(probe, sink)
+            if shortcut and not probe.honest:
+                act = _graded_only_if_changed(act)
             for _ in range(2):  # a run that wrote no reward (the verifier's time ran out on a loaded machine, an
                 # engine error) is run once more in a fresh container; a reward, whatever it is, stands
-                if separate:
-                    got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act,
-                                    folders=folders)
-                else:
-                    got = run_control(client, bundle, image, "nop", limit, verifier_timeout_sec=verifier_timeout_sec,
-                                      act=act, folders=folders)
+                try:
+                    if separate:
+                        got = trial.run("nop", limit, verifier_timeout_sec=verifier_timeout_sec, act=act,
+                                        folders=folders)
+                    else:
+                        got = run_control(client, bundle, image, "nop", limit,
+                                          verifier_timeout_sec=verifier_timeout_sec, act=act, folders=folders)
+                except _Unchanged:
+                    return ProbeResult(probe.name, probe.kind, baseline, limit, detail=UNCHANGED)
                 if got.reward is not None:
                     break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
 
         def together(group: tuple[Probe, ...]) -> list[ProbeResult]:
             sinks = {p.name: {} for p in group}
-            acts = [_acts(bundle, material, p, user, 900, sinks[p.name])[0] for p in group]
+            acts = [(p, _acts(bundle, material, p, user, 900, sinks[p.name])[0]) for p in group]
+            idle: set[str] = set()  # attacks whose act changed nothing (shortcut): the nop's verdict is theirs
 
             def act(box: TaskContainer) -> None:
-                for each in acts:
+                for probe, each in acts:
+                    before = _state(box) if shortcut and not probe.check else None
                     each(box)
-            got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
-                              act=act, folders={MATERIAL: material})
-            attacks = [p for p in group if not p.check]
+                    if before is not None and _state(box) == before:
+                        idle.add(probe.name)
+                if all(p.name in idle for p in group if not p.check):
+                    raise _Unchanged()
+            try:
+                got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
+                                  act=act, folders={MATERIAL: material})
+            except _Unchanged:
+                got = None
+            attacks = [p for p in group if not p.check and p.name not in idle]
             checks = [check(p, sinks[p.name]) if sinks[p.name] else one(p) for p in group if p.check]
+            unchanged = [ProbeResult(p.name, p.kind, baseline, baseline, detail=UNCHANGED) for p in group
+                         if p.name in idle]
+            if got is None:
+                return checks + unchanged
             held = got.reward is not None and got.reward <= baseline + 1e-9 and got.outcome == nop_outcome \
                 and all(sinks[p.name].get("code") == 0 for p in attacks)
             if not held:
-                return checks + [one(p) for p in attacks]
-            return checks + [ProbeResult(p.name, p.kind, got.reward, baseline) for p in attacks]
+                return checks + unchanged + [one(p) for p in attacks]
+            return checks + unchanged + [ProbeResult(p.name, p.kind, got.reward, baseline) for p in attacks]
 
         if separate or nop_outcome is None:
             units = [(p,) for p in probes]

@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 import docker
 import docker.errors
 
+from repo2env.bundles.task_toml import agent_user
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import ControlResult
 from repo2env.environment.containers import TaskContainer
@@ -257,7 +258,7 @@ class SeparateTrial:
     @property
     def agent_user(self) -> str:
         """``[agent].user`` (root when unset)."""
-        return _user(self.config.get("agent"))
+        return agent_user(self.config)
 
     def run(self, name: str, expected: float, *, verifier_timeout_sec: float,
             agent_timeout_sec: float = 600, act=None, folders: dict | None = None) -> ControlResult:

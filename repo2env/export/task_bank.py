@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
-from repo2env.bundles.task_toml import bundle_language, read_task_toml, task_kind
+from repo2env.bundles.task_toml import agent_user, bundle_language, read_task_toml, task_kind
 from repo2env.core.errors import InputError
 from repo2env.core.files import write_atomic
 
@@ -135,7 +135,7 @@ def bank_row(bundle: Path, max_steps: int = DEFAULT_MAX_STEPS) -> BankRow:
         constraints=Constraints(
             network="guarded" if schema == "1.0" else "none", agent_timeout_sec=float(agent.get("timeout_sec", 0)),
             verifier_timeout_sec=float((config.get("verifier") or {}).get("timeout_sec", 0)),
-            workspace="/workspace", user=str(agent.get("user") or "root")),
+            workspace="/workspace", user=agent_user(config)),
         fail_to_pass=list(table["fail_to_pass"]) if kind == "runtime" else None,
         pass_to_pass=list(table["pass_to_pass"]) if kind == "runtime" else None,
         reward_kinds=list(r2e.get("reward_kinds") or []), bundle_hash=bundle_hash(bundle),

@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -266,19 +267,96 @@ def score(oracle_text, candidate_text, weights=None, instruction=None):
     return reward, details
 
 
+RUNNER_UID = 65534  # nobody: the user git runs as when the grader is root in a task container
+
+
+def _in_task_container():
+    """Root in a task container (``R2E_IN_TASK_CONTAINER=1``, set by test.sh only): git then runs as
+    ``RUNNER_UID`` and that user's processes are killed after it (never on a host: ``repo2rlenv score``)."""
+    return os.geteuid() == 0 and os.environ.get("R2E_IN_TASK_CONTAINER") == "1"
+
+
+def _demote():
+    """For git's process: no new privileges (a set-uid program does not elevate it), no groups, ``RUNNER_UID``.
+    Fails closed: without ``prctl`` (``ctypes`` or ``libffi`` broken) git does not start and the grade is 0."""
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    os.setgroups([])
+    os.setgid(RUNNER_UID)
+    os.setuid(RUNNER_UID)
+
+
+def _kill_runner():
+    """Kill every process of ``RUNNER_UID`` (what git, or a program the agent's repository made it run, left)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/status" % entry) as handle:
+                uids = [line.split()[1] for line in handle if line.startswith("Uid:")]
+            if uids == [str(RUNNER_UID)]:
+                os.kill(int(entry), 9)
+        except (OSError, IndexError):
+            continue
+
+
 def workspace_diff(workspace, base_commit):
-    """``git diff`` of the work tree against ``base_commit``, untracked files included (ignored ones not),
-    through a temporary index so the workspace's own index is untouched."""
-    scratch = tempfile.mkdtemp(prefix="r2e-index-")
-    env = dict(os.environ, GIT_INDEX_FILE=os.path.join(scratch, "index"))
+    """``git diff`` of the work tree against ``base_commit``, untracked files included (ignored ones not).
+
+    The agent owns the work tree and its ``.git``, objects included. Git here never reads the workspace's
+    configuration (a ``core.fsmonitor``, a clean filter or a diff driver there is a program git would run): it
+    works in a private repository whose objects are borrowed from the workspace's (``objects/info/alternates``)
+    and whose ``info/exclude`` holds the workspace's patterns; no system or global configuration is read either.
+    The objects are the agent's to forge (git checks the hash of a commit and its root tree, not of every
+    subtree: a planted gitlink makes ``git add`` run ``git status`` in a nested repository with that
+    repository's own filters), so in a task container git runs as ``RUNNER_UID``, who cannot read the tests
+    folder (closed by ``grade``) or write the reward, and whatever it started is killed after it. The
+    workspace's own index and configuration are untouched."""
+    contained = _in_task_container()
+    scratch = tempfile.mkdtemp(prefix="r2e-git-")
+    gitdir = os.path.join(scratch, "git")
+    env = dict(os.environ, GIT_DIR=gitdir, GIT_WORK_TREE=workspace, GIT_CONFIG_NOSYSTEM="1",
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_ATTR_NOSYSTEM="1", HOME=scratch)
+    env.pop("GIT_INDEX_FILE", None)
+    own = os.path.join(workspace, ".git")
+    run = {"env": env, "preexec_fn": _demote if contained else None}
     try:
-        subprocess.check_call(["git", "-C", workspace, "read-tree", base_commit], env=env)
-        subprocess.check_call(["git", "-C", workspace, "add", "-A"], env=env)
-        out = subprocess.check_output(["git", "-C", workspace, "diff", "--cached", "--no-renames", "--no-color",
-                                       "--no-ext-diff", base_commit], env=env)
+        if contained:
+            os.chown(scratch, RUNNER_UID, RUNNER_UID)
+        subprocess.check_call(["git", "init", "-q", "--bare", gitdir], stdout=subprocess.DEVNULL,
+                              env=dict((k, v) for k, v in env.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")),
+                              preexec_fn=run["preexec_fn"])
+        with open(os.path.join(gitdir, "objects", "info", "alternates"), "w") as handle:
+            handle.write(os.path.join(own, "objects") + "\n")
+        patterns = _read_regular(os.path.join(own, "info", "exclude"), 1 << 20) or b""
+        with open(os.path.join(gitdir, "info", "exclude"), "wb") as handle:
+            handle.write(patterns)
+        git = ["git", "-c", "core.bare=false", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.devnull,
+               "-c", "diff.ignoreSubmodules=all", "-c", "protocol.file.allow=never"]
+        subprocess.check_call(git + ["read-tree", base_commit], **run)
+        subprocess.check_call(git + ["add", "-A"], **run)
+        out = subprocess.check_output(git + ["diff", "--cached", "--no-renames", "--no-color", "--no-ext-diff",
+                                             "--no-textconv", "--ignore-submodules=all", base_commit], **run)
     finally:
+        if contained:
+            _kill_runner()
         shutil.rmtree(scratch, ignore_errors=True)
     return out.decode("utf-8", "replace")
+
+
+def _read_regular(path, limit):
+    """The bytes of ``path`` when it is a regular file (not through a symlink, never a FIFO's blocking read) of
+    at most ``limit`` bytes, else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return handle.read(limit)
 
 
 def _read(path):
@@ -303,6 +381,8 @@ def grade(tests_dir, logs_dir):
         instruction = None
         if os.path.exists(os.path.join(tests_dir, "instruction.md")):
             instruction = _read(os.path.join(tests_dir, "instruction.md"))
+        if _in_task_container():  # what git runs, as the runner user, must not read the reference
+            os.chmod(tests_dir, 0o700)
         candidate = workspace_diff(config["workspace"], config["base_commit"])
         reward, details = score(oracle, candidate, config.get("weights"), instruction)
     except Exception as exc:  # the verifier must always write a reward

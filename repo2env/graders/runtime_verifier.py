@@ -89,6 +89,7 @@ TEST_CONFIG_NAMES = ("conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pypro
 # Folders whose every file is a test file (SWE-bench's convention; ``languages.python.files.is_test_path``).
 TEST_DIRS = frozenset({"test", "tests", "testing"})
 REWARD_FILES = ("reward.txt", "reward.json", "reward-details.json")
+AUDIT_BYTES = 8 << 20  # a changed Python file read for audit_changes (larger ones are not audited)
 # The grading inputs: read once, digested, and the digest compared with the one test.sh carries.
 INPUT_FILES = ("config.json", "f2p.json", "p2p.json", "base_files.json", "python_env.json")
 OVERLAY_DIR = "overlay"
@@ -1049,11 +1050,8 @@ def legacy_setup_cfg_ini(workspace, folder):
             return False
         if section is None:
             return True
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                return ("[%s]" % section) in fh.read()
-        except OSError:
-            return False
+        data = read_regular(path, 1 << 20)  # never a FIFO's blocking read
+        return data is not None and ("[%s]" % section).encode() in data
 
     if has("pytest.ini", None) or has(".pytest.ini", None) or has("pyproject.toml", "tool.pytest.ini_options") \
             or has("tox.ini", "pytest") or has("setup.cfg", "tool:pytest") or not has("setup.cfg", "pytest"):
@@ -1124,10 +1122,10 @@ def grade_files(test_ids):
 
 
 def _blob_id(path):
-    """git's blob id of a file's bytes (sha1 of ``blob <size>\\0<bytes>``), computed without git."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    """git's blob id of a file's bytes (sha1 of ``blob <size>\\0<bytes>``), computed without git; None for what is
+    not a regular file of at most ``AUDIT_BYTES`` (a FIFO the agent left would block a plain read forever)."""
+    data = read_regular(path, AUDIT_BYTES)
+    return None if data is None else hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def audit_changes(workspace, base_files, skip):
@@ -1142,13 +1140,10 @@ def audit_changes(workspace, base_files, skip):
             continue
         path = os.path.join(workspace, rel)
         entry = base_files.get(rel, "")
-        try:
-            if entry.endswith(_blob_id(path)):
-                continue
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(1 << 20)
-        except OSError:
+        blob = _blob_id(path)
+        if blob is None or entry.endswith(blob):
             continue
+        text = read_regular(path, AUDIT_BYTES).decode("utf-8", "replace")
         hits = [p for p in AUDIT_PATTERNS if p in text]
         if hits:
             flagged[rel] = hits

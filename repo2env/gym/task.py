@@ -26,7 +26,7 @@ import docker
 
 from repo2env.bundles.find import find_tasks, has_tasks
 from repo2env.bundles.hashing import bundle_hash
-from repo2env.bundles.task_toml import read_task_toml
+from repo2env.bundles.task_toml import agent_user, read_task_toml
 from repo2env.checks.controls import grade_shared, shared_container
 from repo2env.checks.separate_verifier import SeparateTrial, verifier_mode
 from repo2env.core.errors import InputError
@@ -98,7 +98,7 @@ class RepoTask:
 
     @property
     def user(self) -> str:
-        return str((self.config.get("agent") or {}).get("user") or "root")
+        return agent_user(self.config)
 
     def reset(self, next_subtask: str | None = None) -> dict:
         """Start a fresh episode (any running container is removed first); ``next_subtask`` is ignored (one

@@ -29,8 +29,8 @@ def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alon
     reported = {"site_pth", "sitecustomize", "input_rewriter", "grader_swapper", "fifo_site_packages",
                 "code_runner_flip", "code_early_exit", "code_result_rewrite"}
     # and the attacks that replace a program other attacks' payloads run (python3, timeout, pytest itself)
-    assert reported | {"valid_alternative", "path_interpreter", "system_program", "shadow_pytest"} <= alone
-    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (27, 16)  # container starts: 27 -> 16
+    assert reported | {"valid_alternative", "path_interpreter", "system_program", "stdlib_zip", "shadow_pytest"} <= alone
+    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (28, 17)  # container starts: 28 -> 17
 
 
 def test_only_probes_that_declare_what_they_change_are_grouped():

@@ -9,11 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import tomlkit
 
 from repo2env.bundles.inputs import restamp
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.controls import run_control
-from repo2env.checks.probes import PROBES, applicable, groups, run_probes
+from repo2env.checks.probes import PROBES, UNCHANGED, applicable, groups, run_probes
 from repo2env.cli import main
 from repo2env.environment.images import run_image
 from repo2env.pipeline import GenerateOptions
@@ -37,11 +38,21 @@ def _reward(client, bundle: Path, name: str, verifier_timeout_sec: float = 300) 
 
 def _weak(bundle: Path, tmp_path: Path, name: str, edit) -> Path:
     """A copy of ``bundle`` with ``edit`` applied, its grader files pinned anew in test.sh (as a weak bundle's
-    maker would: without the new pins the bootstrap refuses an edited grader)."""
+    maker would: without the new pins the bootstrap refuses an edited grader), and the agent root (no
+    ``[agent].user``): the unprivileged agent is a defense of its own, removed so that each probe meets only the
+    one defense its weak bundle lacks (a root agent can write where a grader's system-level defenses stand)."""
     copy = shutil.copytree(bundle, tmp_path / name)
     edit(copy)
+    _as_root(copy)
     restamp(copy)
     return copy
+
+
+def _as_root(copy: Path) -> None:
+    """``[agent].user`` removed from the copy's task.toml: Harbor runs the agent as the image's user, root."""
+    doc = tomlkit.parse((copy / "task.toml").read_text())
+    doc["agent"].pop("user", None)
+    (copy / "task.toml").write_text(tomlkit.dumps(doc))
 
 
 def _config(copy: Path, **changes) -> None:
@@ -147,7 +158,12 @@ def _leaky_filesystem(copy: Path) -> None:
         handle.write("COPY fix.diff /opt/cache/fix.diff\n")
 
 
+def _root_agent(copy: Path) -> None:
+    """Nothing but the agent's user removed (``_weak`` makes every weak bundle's agent root)."""
+
+
 WEAK = {  # probe -> the defense removed
+    "stdlib_zip": _root_agent,
     "reward_files": _honour_old_reward,
     "reward_late_writer": _no_stray_killing,
     "conftest_force_pass": _no_untracked_cleanup,
@@ -215,6 +231,24 @@ def test_probes_in_one_container_find_what_each_finds_alone(name, bundle, docker
     assert name in {r.name for r in together if not r.ok}
 
 
+def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_plain_one(bundle, docker_client):
+    """The agent is ``learner``: attacks on the system fail to act. With the nop's outcome given, those are not
+    graded (their container is as the nop left it) and groups are kept; without it, every probe acts alone and
+    is graded. The verdicts are the same probe for probe."""
+    config = read_task_toml(bundle)
+    assert config["agent"]["user"] == "learner"
+    nop = run_control(docker_client, bundle, run_image(docker_client, bundle, config, bundle.name), "nop", 0.0,
+                      verifier_timeout_sec=300)
+    fast = run_probes(docker_client, bundle, bundle.name, verifier_timeout_sec=300, nop_outcome=nop.outcome,
+                      workers=2)
+    plain = run_probes(docker_client, bundle, bundle.name, verifier_timeout_sec=300, workers=2)
+    assert [(r.name, r.reward, r.ok) for r in fast] == [(r.name, r.reward, r.ok) for r in plain]
+    idle = {r.name for r in fast if r.detail == UNCHANGED}
+    assert {"stdlib_zip", "system_program", "sitecustomize", "site_pth"} <= idle
+    assert not idle & {"valid_alternative", "conftest_force_pass", "code_runner_flip", "rewrite_tests"}
+    assert not {r.name for r in plain if r.detail == UNCHANGED}
+
+
 @pytest.mark.parametrize("name", sorted(HANG))
 def test_the_probe_hangs_the_weak_bundle_and_the_generated_one_grades_0(name, bundle, docker_client, tmp_path):
     weak = _weak(bundle, tmp_path, name, HANG[name])
@@ -248,7 +282,8 @@ def test_equivalence_probes(docker_client, tmp_path):
     assert {p["name"]: p["reward"] for p in probes} == {
         "reward_files": 0.0, "reward_readonly": 0.0, "reward_dirs": 0.0, "reward_late_writer": 0.0, "site_pth": 0.0,
         "sitecustomize": 0.0, "history": 0.0, "filesystem": 0.0, "eqv_read_tests": 0.0, "eqv_delegate": 0.0,
-        "path_interpreter": 0.0, "fifo_site_packages": 0.0, "system_program": 0.0, "grader_swapper": 0.0,
+        "path_interpreter": 0.0, "fifo_site_packages": 0.0, "system_program": 0.0, "stdlib_zip": 0.0,
+        "grader_swapper": 0.0,
         "valid_alternative": 1.0}
 
     def open_tests(copy: Path) -> None:  # the candidate runs as root and may read the grader's files
@@ -271,9 +306,10 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     report = json.loads(capsys.readouterr().out)[0]
     failed = {p["name"] for p in report["probes"] if not p["ok"]}
     # the cleanup and the sentinels are off: planted plugins and source that rewrites the reports break it (the
-    # shadowing pytest.py and the early exit forge reports without the parametrized ids, which grades 0)
+    # shadowing pytest.py and the early exit forge reports without the parametrized ids, which grades 0); the
+    # weak copy's agent is root (_weak), so the standard library shadowed from the zip slot breaks it too
     assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "code_runner_flip",
-                      "code_result_rewrite"} and report["status"] == "failed_controls"
+                      "code_result_rewrite", "stdlib_zip"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 

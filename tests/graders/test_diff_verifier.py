@@ -141,3 +141,20 @@ def test_grade_in_a_work_tree_equals_score(repo, tmp_path):
     assert "pkg/new.py" in dv.workspace_diff(str(path), base) and "build.log" not in dv.workspace_diff(str(path), base)
     assert float((logs / "reward.txt").read_text()) == details["reward"] and 0.5 < details["reward"] < 1.0
     assert git(path, "status", "--porcelain").count("??") == 2  # the real index was not touched
+
+
+def test_the_workspace_configuration_never_runs_in_the_grader(repo, tmp_path):
+    """The agent owns the work tree's ``.git``: a ``core.fsmonitor``, a clean filter and a textconv driver it
+    configures are programs the grader (root) would run in ``git add``/``git diff``. None runs; the diff is
+    still the agent's change, and the workspace's ``info/exclude`` patterns still apply."""
+    path, base = repo
+    ran = tmp_path / "ran"
+    for key in ("core.fsmonitor", "filter.evil.clean", "diff.evil.textconv"):
+        git(path, "config", key, f"touch {ran}-{key}; cat")
+    (path / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    (path / ".git" / "info" / "exclude").write_text("*.log\n")
+    (path / "build.log").write_text("ignored\n")
+    (path / "pkg" / "other.py").write_text("A = 2\n")
+    diff = dv.workspace_diff(str(path), base)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran")) == []
+    assert "-A = 1\n+A = 2\n" in diff and "+* filter=evil diff=evil\n" in diff and "build.log" not in diff
