@@ -931,6 +931,17 @@ def _drop_privileges(uid):
     return demote
 
 
+def _write_only_report(junit_path):
+    """Make ``junit_path`` a file the runner user may write but not read, in a folder it may pass through but not
+    change (root's, 0711; the file root's, 0622): pytest (``open(path, "w")``) writes its report there, and the
+    code under test, running in pytest's process as that user, cannot read the report back to change it (at
+    exit, after pytest wrote it), nor swap the file for another."""
+    os.chmod(os.path.dirname(junit_path), 0o711)
+    fd = os.open(junit_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o622)
+    os.fchmod(fd, 0o622)
+    os.close(fd)
+
+
 def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None,
                fresh_bytecode=True, bytecode=None, show_locals=False):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
@@ -967,8 +978,9 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     if runner_uid is not None and os.geteuid() == 0:
         home = os.path.join(scratch, "home")
         os.mkdir(home)
-        for path in (scratch, home, os.path.dirname(junit_path)):
+        for path in (scratch, home):
             os.chown(path, runner_uid, runner_uid)
+        _write_only_report(junit_path)
         env.update(HOME=home, TMPDIR=home)
         preexec = _drop_privileges(runner_uid)
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",

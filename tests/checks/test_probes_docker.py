@@ -140,6 +140,14 @@ def _no_inputs_digest(copy: Path) -> None:
     (copy / "tests/test.sh").write_text(re.sub(r" --inputs-sha256 [0-9a-f]{64}", "", text))
 
 
+def _readable_report(copy: Path) -> None:
+    """No sentinels, and the JUnit report in a folder the runner user owns (it can read the report pytest wrote
+    back, and rewrite it at exit) instead of write-only to it."""
+    _edit(copy, "tests/verifier.py", "        _write_only_report(junit_path)\n",
+          "        os.chown(os.path.dirname(junit_path), runner_uid, runner_uid)\n")
+    _no_sentinels(copy)
+
+
 def _runner_as_root(copy: Path) -> None:
     """pytest as the grader's user (root): the code under test can read the grading lists."""
     _config(copy, runner_user=None)
@@ -179,7 +187,7 @@ WEAK = {  # probe -> the defense removed
     "system_program": _system_timeout,
     "code_runner_flip": _no_sentinels,
     "code_early_exit": _no_sentinels,
-    "code_result_rewrite": _no_sentinels,
+    "code_result_rewrite": _readable_report,
     "code_graded_only": _runner_as_root,
     "history": _leaky_history,
     "filesystem": _leaky_filesystem,
@@ -213,6 +221,13 @@ def test_the_probe_breaks_the_weak_bundle_and_not_the_generated_one(name, bundle
 # cleanup of planted configuration breaks three probes of one group at once; git_config_program's payload runs
 # python3, which path_interpreter would replace: that pair shared a container once and this test caught it)
 GROUPED_WEAK = ("conftest_force_pass", "git_config_program", "rewrite_tests")
+
+
+def test_a_report_written_by_the_runner_cannot_be_read_back_even_without_sentinels(bundle, docker_client, tmp_path):
+    """The sentinels are one defense against the code under test rewriting pytest's report at exit; the report
+    being write-only to the runner user is another: with the sentinels removed, the rewrite still scores 0."""
+    weak = _weak(bundle, tmp_path, "no_sentinels", _no_sentinels)
+    assert _reward(docker_client, weak, "code_result_rewrite") == 0.0
 
 
 @pytest.mark.parametrize("name", GROUPED_WEAK)
@@ -305,11 +320,12 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     assert main(["validate", str(weak), "--run", "--probes", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)[0]
     failed = {p["name"] for p in report["probes"] if not p["ok"]}
-    # the cleanup and the sentinels are off: planted plugins and source that rewrites the reports break it (the
-    # shadowing pytest.py and the early exit forge reports without the parametrized ids, which grades 0); the
-    # weak copy's agent is root (_weak), so the standard library shadowed from the zip slot breaks it too
+    # the cleanup and the sentinels are off: planted plugins and source that changes the reports in pytest's
+    # process break it (the shadowing pytest.py and the early exit forge reports without the parametrized ids,
+    # which grades 0; the report file, write-only to the runner, cannot be rewritten at exit); the weak copy's
+    # agent is root (_weak), so the standard library shadowed from the zip slot breaks it too
     assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "code_runner_flip",
-                      "code_result_rewrite", "stdlib_zip"} and report["status"] == "failed_controls"
+                      "stdlib_zip"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 
