@@ -95,6 +95,7 @@ INPUT_FILES = ("config.json", "f2p.json", "p2p.json", "base_files.json", "python
 OVERLAY_DIR = "overlay"
 RUNNER_UID = 65534  # nobody
 DEFAULT_SENTINELS = 3
+MAX_TWINS = 8  # FAIL_TO_PASS tests given a near-copy of their own, over DEFAULT_SENTINELS (plant_sentinels)
 # Changed source lines that reach into the test runner or the interpreter's hooks: flagged in the details.
 AUDIT_PATTERNS = ("_pytest", "pytest_runtest", "pytest_report", "TestReport", "junitxml", "sys.settrace",
                   "sys.setprofile", "os._exit", "atexit", "builtins", "sys.modules[", "unittest.result")
@@ -663,7 +664,8 @@ def _parsed_function(function_source):
         tree = ast.parse(function_source)
     except SyntaxError:
         return None
-    return tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+    functions = (ast.FunctionDef, getattr(ast, "AsyncFunctionDef", ast.FunctionDef))
+    return tree.body[0] if tree.body and isinstance(tree.body[0], functions) else None
 
 
 def sentinel_source(function_source, new_name, rng=None):
@@ -779,20 +781,57 @@ def _def_gap(lines):
 
 
 def _test_functions(source):
-    """Module-level ``def test_*`` functions of a test module that are not decorated (parametrized): (name,
-    source, first line, last line), lines 1-based."""
+    """The ``test*`` functions of a test module that a sentinel can copy: module-level ones and the methods of
+    module-level classes, decorated (parametrized) or not, async too. Each is ``(qual, body, first, last,
+    indent, decorators)``: ``qual`` the node id's tail (``name`` or ``Class::name``); ``body`` the function's
+    own source from its ``def`` line, dedented to column 0; ``first``..``last`` its lines in the file, decorators
+    included (1-based); ``indent`` the text the file puts before its ``def``; ``decorators`` the decorator lines,
+    dedented (empty when none). A method whose dedented source does not parse on its own is left out."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     lines = source.splitlines(True)
+    functions = (ast.FunctionDef, getattr(ast, "AsyncFunctionDef", ast.FunctionDef))
     found = []
-    nodes = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+
+    def add(node, after, owner):
+        following = min([d.lineno for d in after.decorator_list] + [after.lineno]) if after else len(lines) + 1
+        end = getattr(node, "end_lineno", None) or (following - 1 if owner is None else None)
+        if end is None:  # a method on a Python without end_lineno: its end is not known
+            return
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        indent = re.match(r"[ \t]*", lines[node.lineno - 1]).group(0)
+        strip = lambda text: "".join(line[len(indent):] if line.startswith(indent) else line
+                                     for line in text.splitlines(True))
+        body = strip("".join(lines[node.lineno - 1:end]))
+        if indent and _parsed_function(body) is None:
+            return
+        decorators = strip("".join(lines[first - 1:node.lineno - 1]))
+        qual = node.name if owner is None else owner + "::" + node.name
+        found.append((qual, body, first, end, indent, decorators))
+
+    nodes = [n for n in tree.body if isinstance(n, functions + (ast.ClassDef,))]
     for node, after in zip(nodes, nodes[1:] + [None]):
-        if node.name.startswith("test") and not node.decorator_list:
-            end = getattr(node, "end_lineno", None) or (after.lineno - 1 if after else len(lines))
-            found.append((node.name, "".join(lines[node.lineno - 1:end]), node.lineno, end))
+        if isinstance(node, ast.ClassDef):
+            methods = [m for m in node.body if isinstance(m, functions)]
+            for method, following in zip(methods, methods[1:] + [None]):
+                if method.name.startswith("test"):
+                    add(method, following, node.name)
+        elif node.name.startswith("test"):
+            add(node, after, None)
     return found
+
+
+def _covers(ids, key):
+    """True when the node ids ``ids`` hold ``key`` itself or one of its parametrized cases (``key[...]``)."""
+    return key in ids or any(i.startswith(key + "[") for i in ids)
+
+
+def sentinel_cases(sentinels, outcomes):
+    """``{sentinel id: [the ids reported for it]}``: the id itself, or each case of a sentinel copied from a
+    parametrized test (``id[...]``); an empty list when nothing was reported."""
+    return {s: sorted(k for k in outcomes if k == s or k.startswith(s + "[")) for s in sentinels}
 
 
 def _origin_kind(function_source):
@@ -841,31 +880,40 @@ def _sentinel_name(source, taken, rng):
 
 
 def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
-    """Plant up to ``count`` sentinel tests (``sentinel_source``) in the test ``files`` (relative paths), each a
-    copy of a test of its own file under a fresh name from the file's own vocabulary (``_sentinel_name``), placed
-    right before or right after the test it copies (at random), so that neither its name nor its place tells it
-    from the original. Only tests in ``graded`` (the node ids graded, all of which pass with the reference; None:
-    any) are copied, so the copy's changed expectation is sure to run. Per file, one from a test that uses
-    ``pytest.raises`` when there is one, and one from another test, preferring tests with a constant to perturb.
-    Files and tests in ``fail_to_pass`` come first: a runner changed to spare a near-copy must still report the
-    graded original as failing. A file without such a test gets a failing check at its end. Returns their node
-    ids."""
+    """Plant sentinel tests (``sentinel_source``) in the test ``files`` (relative paths), each a copy of a test of
+    its own file (``_test_functions``: module-level or a method of a class, decorators and parametrization kept)
+    under a fresh name from the file's own vocabulary (``_sentinel_name``), placed right before or right after
+    the test it copies (at random), so that neither its name nor its place tells it from the original. Only
+    tests in ``graded`` (the node ids graded, all of which pass with the reference; None: any) are copied, so the
+    copy's changed expectation is sure to run. Every test function with a ``fail_to_pass`` id gets a copy (up to
+    ``MAX_TWINS`` in all): a runner changed to spare near-copies must still report each graded original as
+    failing. Then up to ``count`` more: per file, one from a test that uses ``pytest.raises`` when there is one,
+    and one from another test, preferring tests with a constant to perturb, the files of FAIL_TO_PASS tests
+    first. A file without such a test gets a failing check at its end. ``count`` 0 plants none. Returns their
+    node ids (``file::name`` or ``file::Class::name``; a parametrized copy reports ``id[case]`` ids:
+    ``sentinel_cases``)."""
     fail_to_pass = set(fail_to_pass)
     hosts = sorted(set(rel for rel in files if rel.endswith(".py") and os.path.isfile(os.path.join(workspace, rel))))
     rng.shuffle(hosts)
     hosts.sort(key=lambda rel: not any(g.startswith(rel + "::") for g in fail_to_pass))  # stable: F2P files first
     planted = []
+    made = {"twin": 0, "other": 0}
     for rel in hosts:
         path = os.path.join(workspace, rel)
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             source = fh.read()
         taken = set(re.findall(r"def\s+(\w+)", source))
         kinds = [(f[0], _origin_kind(f[1])) for f in _test_functions(source)
-                 if graded is None or rel + "::" + f[0] in graded]
-        picks = []
-        for group in ([k for k in kinds if k[1] == "raises"], [k for k in kinds if k[1] in ("constant", "append")]):
-            for narrowed in ([k for k in group if rel + "::" + k[0] in fail_to_pass and k[1] != "append"],
-                             [k for k in group if rel + "::" + k[0] in fail_to_pass],
+                 if graded is None or _covers(graded, rel + "::" + f[0])]
+        # every FAIL_TO_PASS test of the file first gets a near-copy of its own (parametrized, in a class or not):
+        # a rule that spares the tests without a twin must not be a way to flip the graded ones
+        twins = [k[0] for k in kinds if k[1] is not None and _covers(fail_to_pass, rel + "::" + k[0])]
+        rng.shuffle(twins)
+        picks = twins[:MAX_TWINS]
+        for group in ([k for k in kinds if k[1] == "raises" and k[0] not in picks],
+                      [k for k in kinds if k[1] in ("constant", "append") and k[0] not in picks]):
+            for narrowed in ([k for k in group if _covers(fail_to_pass, rel + "::" + k[0]) and k[1] != "append"],
+                             [k for k in group if _covers(fail_to_pass, rel + "::" + k[0])],
                              [k for k in group if k[1] != "append"], group):
                 if narrowed:
                     picks.append(narrowed[rng.randrange(len(narrowed))][0])
@@ -873,8 +921,12 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
         if not picks:
             picks = [None]
         for origin in picks:
-            if len(planted) >= count:
+            if count <= 0:
                 return planted
+            kind = "twin" if origin in twins else "other"
+            if made[kind] >= (MAX_TWINS if kind == "twin" else count):
+                continue
+            made[kind] += 1
             new_name = _sentinel_name(source, taken, rng)
             taken.add(new_name)
             lines = source.splitlines(True)
@@ -882,9 +934,13 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
                 lines[-1] += "\n"
             found = [f for f in _test_functions(source) if f[0] == origin]
             gap = "\n" * _def_gap(lines)
+            owner = ""
             if found:
-                name, body, first, last = found[0]
-                text = sentinel_source(body, new_name, rng)
+                qual, body, first, last, indent, decorators = found[0]
+                owner = qual.rsplit("::", 1)[0] + "::" if "::" in qual else ""
+                text = "".join(indent + line if line.strip() else line
+                               for line in (decorators + sentinel_source(body, new_name, rng)).splitlines(True))
+                gap = "\n" if indent else gap  # a method: one blank line, as PEP 8 puts between methods
                 if rng.random() < 0.5:  # before the original: its def keeps the gap the file puts before a def
                     at, block = first - 1, text + "\n" + gap
                 else:  # after it: the file's gap, then the copy (the gap after it is the one that was there)
@@ -897,7 +953,7 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
             source = "".join(lines)
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(source)
-            planted.append(rel + "::" + new_name)
+            planted.append(rel + "::" + owner + new_name)
     return planted
 
 
@@ -1260,12 +1316,15 @@ def cmd_grade(args):
         env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
         outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)
-        reward, details = score(outcomes, f2p, p2p, sentinels)
-        forged = [s for s in sentinels if outcomes.get(s) not in ("failed", "error")]
+        cases = sentinel_cases(sentinels, outcomes)
+        reward, details = score(outcomes, f2p, p2p, [k for s in sentinels for k in cases[s] or [s]])
+        forged = [s for s in sentinels if not cases[s] or any(outcomes[k] not in ("failed", "error")
+                                                               for k in cases[s])]
         if forged:
             reward = 0.0
+            seen = [outcomes[k] for k in cases[forged[0]] if outcomes[k] not in ("failed", "error")]
             details["tampering"] = "a sentinel test that must fail was reported %s: the runner's reporting was " \
-                                   "changed" % (outcomes.get(forged[0]) or "missing")
+                                   "changed" % (seen[0] if seen else "missing")
         if code is not None and code < 0:  # a runner killed by a signal did not finish its report: never trusted
             reward = 0.0
             details["tampering"] = "the test runner was killed by signal %d before it finished" % -code

@@ -149,10 +149,13 @@ def grading_overlay(spec: RuntimeSpec, language,
 def _verifier_config(spec: RuntimeSpec, targets: list[str], overlay: tuple, timeout: int) -> dict:
     write, delete = overlay
     # The sentinels' seed: the same on every grading of this task (an honest solution grades the same every time,
-    # and the oracle control proves the chosen sentinels harmless), from what the agent never sees (the hidden
-    # test patch), so it cannot work out which tests the grader will add; and the same on every build.
-    seed = int(hashlib.sha256(f"{spec.base_commit}\0{spec.split.test_patch}".encode("utf-8", "surrogateescape"))
-               .hexdigest()[:12], 16)
+    # and the oracle control proves the chosen sentinels harmless) and on every build, and unknowable to the code
+    # under test. The test patch alone is not enough: while the tests run, the grader's overlay has put the new
+    # test files in the workspace, so the code under test can rebuild the test patch, replay plant_sentinels for
+    # the seed it gives and name every sentinel (red team: 1.0 on two demo tasks). The gold patch is never in the
+    # container of an agent's run, and an agent that could rebuild it byte for byte would have solved the task.
+    secret = f"{spec.base_commit}\0{spec.split.test_patch}\0{spec.split.gold_patch}"
+    seed = int(hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()[:12], 16)
     return {"workspace": "/workspace", "base_commit": spec.base_commit,
             "overlay": dict({"write": {rel: mode for rel, (_, mode) in sorted(write.items())}, "delete": delete},
                             **({"splice": sorted(spec.split.mixed_files)} if spec.split.mixed_files else {})),

@@ -175,7 +175,8 @@ def test_grade_nop_scores_zero_and_gold_scores_one(tmp_path, new_repo):
     git(repo, "add", "tests/conftest.py")  # the index is the agent's: it does not make a file part of the base
     subprocess.run(["git", "-C", str(repo), "apply", "-"], input=gold_patch, text=True, check=True)
     details = _grade(tests, logs)
-    assert details["reward"] == 1.0 and details["sentinels"] == 1, details  # one file, no pytest.raises test
+    # one file, no pytest.raises test: the FAIL_TO_PASS test's own copy, and one more
+    assert details["reward"] == 1.0 and details["sentinels"] == 2, details
     assert not (repo / "conftest.py").exists() and not (repo / "tests" / "conftest.py").exists()
 
 
@@ -305,8 +306,8 @@ def test_sentinels_are_named_in_a_module_whose_test_is_named_test(tmp_path):
         planted = verifier.plant_sentinels(str(tmp_path), ["tests/test_cls.py"], 3, random.Random(1))
     finally:
         signal.alarm(0)
-    assert len(planted) == 1 and planted[0].startswith("tests/test_cls.py::test_")
-    name = planted[0].split("::")[1]
+    assert len(planted) == 1 and planted[0].startswith("tests/test_cls.py::CachedTest::test_")  # a sibling method
+    name = planted[0].split("::")[2]
     assert name not in {"test", "test_locked", "test_typed"}
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_cls.py"],
                          cwd=tmp_path, capture_output=True, text=True)
@@ -323,7 +324,7 @@ def test_sentinels_copy_a_graded_test_and_sit_next_to_it(tmp_path):
     for seed in range(20):
         (tmp_path / "t.py").write_text(source)
         [node] = verifier.plant_sentinels(str(tmp_path), ["t.py"], 1, random.Random(seed),
-                                             fail_to_pass=["t.py::test_a"])
+                                             fail_to_pass=["t.py::test_a"], graded={"t.py::test_a"})
         planted = (tmp_path / "t.py").read_text()
         names = re.findall(r"^def (\w+)", planted, re.M)
         sentinel = node.split("::")[1]
@@ -333,6 +334,28 @@ def test_sentinels_copy_a_graded_test_and_sit_next_to_it(tmp_path):
         assert abs(names.index(sentinel) - names.index("test_a")) == 1
         places.add(names.index(sentinel) - names.index("test_a"))
     assert places == {-1, 1}
+
+
+def test_parametrized_and_class_tests_get_a_copy_of_their_own(tmp_path):
+    """A runner changed to pass every failing test that has no near-copy (a parametrized test, a method of a
+    class: none had one) must not be a way to flip the graded ones: each FAIL_TO_PASS test function gets a copy,
+    decorators and class kept, and every case of it fails with the reference while the originals pass."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "m.py").write_text("def a(x):\n    return x * 2\n")
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "import pytest\nfrom m import a\n\n\n@pytest.mark.parametrize('x, y', [(1, 2), (2, 4)])\n"
+        "def test_a(x, y):\n    assert a(x) == y\n\n\nclass TestA:\n    def test_three(self):\n"
+        "        assert a(3) == 6\n")
+    f2p = ["tests/test_t.py::test_a[1-2]", "tests/test_t.py::test_a[2-4]", "tests/test_t.py::TestA::test_three"]
+    planted = verifier.plant_sentinels(str(tmp_path), ["tests/test_t.py"], 1, random.Random(3), fail_to_pass=f2p,
+                                       graded=set(f2p))
+    assert len(planted) == 2 and sum(p.startswith("tests/test_t.py::TestA::test_") for p in planted) == 1
+    (tmp_path / "tests" / "conftest.py").write_text("import sys\nsys.path.insert(0, %r)\n" % str(tmp_path))
+    outcomes, _ = verifier.parse_junit(run_real_pytest(tmp_path), str(tmp_path))
+    cases = verifier.sentinel_cases(planted, outcomes)
+    parametrized = [s for s in planted if "TestA" not in s][0]
+    assert len(cases[parametrized]) == 2 and all(outcomes[k] == "failed" for s in planted for k in cases[s])
+    assert all(outcomes[t] == "passed" for t in f2p)
 
 
 def test_a_sentinel_never_rests_on_a_check_a_passing_test_may_skip(tmp_path):
@@ -437,7 +460,7 @@ def test_code_that_uses_atexit_and_settrace_honestly_still_scores_one(tmp_path, 
         "def _trace(frame, event, arg):\n    _calls.append(event)\n\n\n"
         "def f():\n    sys.settrace(_trace)\n    try:\n        return 2\n    finally:\n        sys.settrace(None)\n")
     details = _grade(tests, tmp_path / "logs")
-    assert details["reward"] == 1.0 and details["sentinels"] == 1, details
+    assert details["reward"] == 1.0 and details["sentinels"] == 2, details
     assert details["audit"] == {"mod.py": ["sys.settrace", "atexit"]}
 
 
