@@ -29,14 +29,17 @@ configuration and programs behind; the code under test is the agent's):
    The overlay holds, besides the test patch's files, the other files of their test folders as of the base commit
    (a package's ``__init__.py``, helpers, golden files: ``tasks.runtime.grading_overlay``). Test configuration
    files above the workspace, up to ``/``, are removed (pytest would read a ``/pytest.ini``).
-4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of graded tests, FAIL_TO_PASS
-   ones first, whose last statement expects something else (a ``pytest.raises`` of an unrelated exception, or
-   another constant, changed at random either way), named from the module's own test-name vocabulary, beside
-   the original. They are chosen by ``config["sentinel_seed"]`` (from the hidden test patch: the same on every
-   grading of the task, unknowable to the agent; without it, fresh each run). An honest run reports each failed.
+4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of graded tests (one of
+   every FAIL_TO_PASS test function, parametrized and class methods too, then a few more), whose last statement
+   expects something else (a ``pytest.raises`` of an unrelated exception, or another constant, changed at random
+   either way), named from the module's own test-name vocabulary, beside the original. They are chosen by
+   ``config["sentinel_seed"]`` (a hash that covers the gold patch: the same on every grading of the task, and
+   unknowable to the code under test, which can rebuild the test patch from the files written in step 3;
+   without it, fresh each run). An honest run reports each failed.
 5. pytest runs the graded test files (never node ids on its command line) as user ``nobody`` with no new
-   privileges (or not at all, when they cannot be dropped); the grading inputs and the reward folder are root-only while it runs, so the code under test can
-   neither read which tests are graded nor write the reward.
+   privileges (or not at all, when they cannot be dropped); the grading inputs and the reward folder are
+   root-only while it runs, so the code under test can neither read which tests are graded nor write the
+   reward; the JUnit report is write-only to it (``_write_only_report``).
 6. The processes the tests left are killed; outcomes are read from the JUnit XML. Reward 1.0 only when every
    FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported, as failed: a runner that reports a
    sentinel passed (or leaves it out) has been tampered with, and the reward is 0 with the reason in the details.
