@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -262,11 +263,23 @@ def _state(box: TaskContainer) -> tuple:
         changes.sort()
     else:
         changes = sorted((c["Path"], c["Kind"]) for c in box.container.diff() or [])
-    top = box.container.top()
-    pid = top["Titles"].index("PID")
-    processes = sorted(row[pid] for row in top["Processes"])
+    top = box.container.top(ps_args="-eo pid,stat")  # a process that ended but is not yet reaped is not running
+    pid, state = top["Titles"].index("PID"), top["Titles"].index("STAT")
+    processes = sorted(row[pid] for row in top["Processes"] if not row[state].startswith("Z"))
     _, tmpfs, _ = box.exec(["ls", "-A", "/dev/shm", "/dev/mqueue"])
     return changes, processes, tmpfs
+
+
+def _started(box: TaskContainer) -> tuple:
+    """``_state`` of a container whose main chain is up: ``init`` and its ``sleep`` (just after the start only
+    ``init`` may be there, and its child would count as a process the act left)."""
+    state = _state(box)
+    for _ in range(40):
+        if len(state[1]) >= 2:
+            break
+        time.sleep(0.05)
+        state = _state(box)
+    return state
 
 
 def _graded_only_if_changed(act):
@@ -274,7 +287,7 @@ def _graded_only_if_changed(act):
     ``_state`` sees. Sound only for an unprivileged agent: the folders put in place before the start are root's
     (a root agent could rewrite their contents without docker's diff listing a new path)."""
     def wrapped(box: TaskContainer) -> None:
-        before = _state(box)
+        before = _started(box)
         act(box)
         if _state(box) == before:
             raise _Unchanged()
@@ -389,7 +402,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
 
             def act(box: TaskContainer) -> None:
                 for probe, each in acts:
-                    before = _state(box) if shortcut and not probe.check else None
+                    before = _started(box) if shortcut and not probe.check else None
                     each(box)
                     if before is not None and _state(box) == before:
                         idle.add(probe.name)
