@@ -794,3 +794,16 @@ def test_a_module_the_test_package_imports_for_the_tests_is_told_by_its_own_name
                                  fail_to_pass=("tests/test_units.py::test_area",), test_sources=sources)
     assert observed.observed_behaviour(evidence) == [
         "Calling `shapes.area(2, 3)` returns `5`; it should return the correct result."]
+
+
+def test_a_module_that_does_not_exist_yet_is_told_with_the_names_the_tests_take_from_it():
+    """`import pkg._parse` fails: saying only that the module should exist leaves the agent to guess what it
+    must hold; the names the tests import from it are told (iniconfig-49 said neither)."""
+    source = "from pkg._parse import _ParsedLine as PL, parse_lines\n\n\ndef test_lines():\n    assert PL\n"
+    evidence = observed.Evidence(failures={}, import_errors={"tests/test_p.py": "ModuleNotFoundError: No module "
+                                                             "named 'pkg._parse'"},
+                                 fail_to_pass=("tests/test_p.py::test_lines",),
+                                 test_sources={"tests/test_p.py": source})
+    assert observed.observed_behaviour(evidence) == [
+        "`import pkg._parse` fails: there is no module `pkg._parse`; it should exist. The tests take `_ParsedLine` "
+        "and `parse_lines` from it."]

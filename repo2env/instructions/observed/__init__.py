@@ -41,7 +41,7 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
 from repo2env.instructions.observed.failing_statement import RAISES
-from repo2env.instructions.observed.shapes import import_sentence, module_failure, sentence, usage
+from repo2env.instructions.observed.shapes import _NO_MODULE, import_sentence, module_failure, sentence, usage
 from repo2env.instructions.observed.spans import Teller, attr_name, joined
 
 __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section", "sentence"]
@@ -105,8 +105,12 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
             continue
         if said and said[0] not in out:
             told = usage(said[1], path, evidence, teller)
-            also = _imported_with(said[1], evidence.test_sources.get(path, ""), teller)
-            out.append(said[0] + (f" It should provide {also} too." if also else "") + (f" {told}" if told else ""))
+            source = evidence.test_sources.get(path, "")
+            also = _imported_with(said[1], source, teller)
+            module = _NO_MODULE.search(evidence.import_errors[path])
+            provided = _imported_from(module.group(1), source, teller) if module else None
+            out.append(said[0] + (f" It should provide {also} too." if also else "")
+                       + (f" The tests take {provided} from it." if provided else "") + (f" {told}" if told else ""))
     found: list[str] = []
     for test_id in evidence.fail_to_pass[:MAX_CONSIDERED]:
         text = evidence.failures.get(test_id)
@@ -136,6 +140,21 @@ def _imported_with(name: str, source: str, teller: Teller) -> str | None:
             if others:
                 return joined(others)
     return None
+
+
+def _imported_from(module: str, source: str, teller: Teller) -> str | None:
+    """The names the tests import from ``module`` (``from module import a, b``), a module that does not exist
+    yet, as code spans ("`a` and `b`"): what it must provide; None when there are none (or one would name the
+    tests')."""
+    tree = parse_source(source)
+    names: list[str] = []
+    for node in ast.walk(tree) if tree else ():
+        if isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
+            names += [a.name for a in node.names if a.name != "*" and a.name not in names]
+    if any(teller.names_tests(n) for n in names):
+        return None
+    spans = [span for span in (teller.code(n) for n in names) if span]
+    return joined(spans) if spans else None
 
 
 def section(sentences: list[str]) -> str:
