@@ -86,7 +86,8 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             if act is not None:
                 act(box)
             elif oracle:
-                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec, user=agent_user(read_task_toml(bundle)))
+                box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec,
+                         user=agent_user(read_task_toml(bundle)))
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
             outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json")) if name == "nop" else None
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",

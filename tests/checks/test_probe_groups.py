@@ -29,7 +29,8 @@ def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alon
     reported = {"site_pth", "sitecustomize", "input_rewriter", "grader_swapper", "fifo_site_packages",
                 "code_runner_flip", "code_early_exit", "code_result_rewrite"}
     # and the attacks that replace a program other attacks' payloads run (python3, timeout, pytest itself)
-    assert reported | {"valid_alternative", "path_interpreter", "system_program", "stdlib_zip", "shadow_pytest"} <= alone
+    replacers = {"path_interpreter", "system_program", "stdlib_zip", "shadow_pytest"}
+    assert reported | {"valid_alternative"} | replacers <= alone
     assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (28, 17)  # container starts: 28 -> 17
 
 
