@@ -661,14 +661,16 @@ class _Perturbable(object):
                     self.raises, self.raises_call = last, call
 
 
+_FUNCTION_NODES = (ast.FunctionDef, getattr(ast, "AsyncFunctionDef", ast.FunctionDef))  # no async before 3.5
+
+
 def _parsed_function(function_source):
     """The ``FunctionDef`` of a module-level function's source, or None (a syntax error, an old Python)."""
     try:
         tree = ast.parse(function_source)
     except SyntaxError:
         return None
-    functions = (ast.FunctionDef, getattr(ast, "AsyncFunctionDef", ast.FunctionDef))
-    return tree.body[0] if tree.body and isinstance(tree.body[0], functions) else None
+    return tree.body[0] if tree.body and isinstance(tree.body[0], _FUNCTION_NODES) else None
 
 
 def sentinel_source(function_source, new_name, rng=None):
@@ -795,7 +797,6 @@ def _test_functions(source):
     except SyntaxError:
         return []
     lines = source.splitlines(True)
-    functions = (ast.FunctionDef, getattr(ast, "AsyncFunctionDef", ast.FunctionDef))
     found = []
 
     def add(node, after, owner):
@@ -805,8 +806,9 @@ def _test_functions(source):
             return
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
         indent = re.match(r"[ \t]*", lines[node.lineno - 1]).group(0)
-        strip = lambda text: "".join(line[len(indent):] if line.startswith(indent) else line
-                                     for line in text.splitlines(True))
+
+        def strip(text):
+            return "".join(line[len(indent):] if line.startswith(indent) else line for line in text.splitlines(True))
         body = strip("".join(lines[node.lineno - 1:end]))
         if indent and _parsed_function(body) is None:
             return
@@ -814,10 +816,10 @@ def _test_functions(source):
         qual = node.name if owner is None else owner + "::" + node.name
         found.append((qual, body, first, end, indent, decorators))
 
-    nodes = [n for n in tree.body if isinstance(n, functions + (ast.ClassDef,))]
+    nodes = [n for n in tree.body if isinstance(n, _FUNCTION_NODES + (ast.ClassDef,))]
     for node, after in zip(nodes, nodes[1:] + [None]):
         if isinstance(node, ast.ClassDef):
-            methods = [m for m in node.body if isinstance(m, functions)]
+            methods = [m for m in node.body if isinstance(m, _FUNCTION_NODES)]
             for method, following in zip(methods, methods[1:] + [None]):
                 if method.name.startswith("test"):
                     add(method, following, node.name)
@@ -895,6 +897,8 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
     first. A file without such a test gets a failing check at its end. ``count`` 0 plants none. Returns their
     node ids (``file::name`` or ``file::Class::name``; a parametrized copy reports ``id[case]`` ids:
     ``sentinel_cases``)."""
+    if count <= 0:
+        return []
     fail_to_pass = set(fail_to_pass)
     hosts = sorted(set(rel for rel in files if rel.endswith(".py") and os.path.isfile(os.path.join(workspace, rel))))
     rng.shuffle(hosts)
@@ -924,8 +928,6 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
         if not picks:
             picks = [None]
         for origin in picks:
-            if count <= 0:
-                return planted
             kind = "twin" if origin in twins else "other"
             if made[kind] >= (MAX_TWINS if kind == "twin" else count):
                 continue
