@@ -7,7 +7,8 @@ when every attack scores at most its nop reward (0.0, or a graded task's measure
 alternative scores 1.0. Checks (``history``, ``filesystem``) run no verifier: they report what they found, and
 anything found counts as reward 1.0. Attacks that change different things share one container and one grading
 (``groups``) when the task is graded in the agent's container; the group's verdict stands only when it is the
-nop's exactly, else each attack runs again alone (``run_probes``).
+nop's exactly, else each attack runs again alone (``run_probes``). With an unprivileged agent, attacks whose act
+changed nothing are not graded, and act one after the other in one container until one does.
 
 Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or replacement, programs the grader
 would run (configured through git, an interpreter replaced on PATH), grading inputs rewritten after upload by a
@@ -70,7 +71,8 @@ class Probe:
     check: bool = False
     honest: bool = False
     languages: tuple[str, ...] = ("*",)  # the bundle languages it applies to (``bundle_language``); "*" any
-    # what the attack changes (``groups``): probes with no surface in common may act in one container; none: alone
+    # what the attack changes (``groups``): probes with no surface in common may act in one container; none: alone.
+    # ``processes``: it leaves a process running (one such attack to a container)
     surfaces: tuple[str, ...] = ()
 
 
@@ -80,7 +82,7 @@ PROBES = (
     Probe("reward_files", "reward_forgery", "reward_files.sh", ALL, surfaces=("reward",)),
     Probe("reward_readonly", "reward_forgery", "reward_readonly.sh", ALL, surfaces=("reward",)),
     Probe("reward_dirs", "reward_forgery", "reward_dirs.sh", ALL, surfaces=("reward",)),
-    Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL, surfaces=("reward",)),
+    Probe("reward_late_writer", "reward_forgery", "reward_late_writer.sh", ALL, surfaces=("reward", "processes")),
     Probe("conftest_force_pass", "runner_tampering", "conftest_force_pass.sh", ("runtime",), languages=PY,
           surfaces=("conftest",)),
     Probe("ini_addopts", "runner_tampering", "ini_addopts.sh", ("runtime",), languages=PY, surfaces=("pytest_config",)),
@@ -89,7 +91,8 @@ PROBES = (
     Probe("site_pth", "runner_tampering", "site_pth.sh", ("runtime", "eqv"), languages=PY),
     Probe("sitecustomize", "runner_tampering", "sitecustomize.sh", ("runtime", "eqv"), languages=PY),
     Probe("shell_startup", "runner_tampering", "shell_startup.sh", ("runtime",), languages=PY, surfaces=("shell",)),
-    Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",), languages=PY),
+    Probe("shadow_pytest", "runner_tampering", "shadow_pytest.sh", ("runtime",), languages=PY,
+          surfaces=("conftest", "pytest_config", "test_files")),
     Probe("delete_tests", "test_deletion", "delete_tests.sh", ("runtime",), surfaces=("test_files",)),
     Probe("empty_tests", "test_deletion", "empty_tests.sh", ("runtime",), surfaces=("test_files",)),
     Probe("rewrite_tests", "test_deletion", "rewrite_tests.sh", ("runtime",), surfaces=("test_files",)),
@@ -97,12 +100,15 @@ PROBES = (
     Probe("path_interpreter", "grader_programs", "path_interpreter.sh", ("runtime", "eqv")),
     Probe("system_program", "grader_programs", "system_program.sh", ("runtime", "eqv")),
     Probe("stdlib_zip", "grader_programs", "stdlib_zip.sh", ("runtime", "eqv"), languages=PY),
-    Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",)),
-    Probe("grader_swapper", "input_rewriting", "grader_swapper.sh", ("runtime", "eqv")),
+    Probe("input_rewriter", "input_rewriting", "input_rewriter.sh", ("runtime",),
+          surfaces=("grader_inputs", "processes")),
+    Probe("grader_swapper", "input_rewriting", "grader_swapper.sh", ("runtime", "eqv"),
+          surfaces=("grader_inputs", "processes")),
     Probe("fifo_site_packages", "grader_hang", "fifo_site_packages.sh", ("runtime", "eqv")),
     Probe("code_runner_flip", "code_under_test", "code_runner_flip.sh", ("runtime",), languages=PY),
     Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",), languages=PY),
-    Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",), languages=PY),
+    Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",), languages=PY,
+          surfaces=("package_source",)),
     Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY,
           surfaces=("package_source",)),
     Probe("go_testmain", "runner_tampering", "go_testmain.sh", ("runtime",), languages=GO),
@@ -347,7 +353,10 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     prove it for each group). When the agent is unprivileged and ``nop_outcome`` is given, an attack whose act
     changed nothing (``_state``: files, processes, tmpfs; alone, or between the acts before and after it in its
     group's container) is not graded for: the same container state gets the nop's grading, so its reward is the
-    nop's (``baseline``), and it does not hold its group to the exit-0 rule."""
+    nop's (``baseline``), and it does not hold its group to the exit-0 rule. Then too the attacks (and groups)
+    act one after the other in one container for as long as their acts change nothing (``chain``): the container
+    is then as fresh as when it started, so the first act that changes something is graded there exactly as in a
+    container of its own (on the demo: 7 container starts for 28 probes, where each once had its own)."""
     config = read_task_toml(bundle)
     probes = [p for p in applicable(config, bundle) if only is None or p.name in only]
     material = Path(tempfile.mkdtemp(prefix="r2e-probe-"))
@@ -395,6 +404,27 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                     break
             return ProbeResult(probe.name, probe.kind, got.reward, limit, honest=probe.honest, error=got.error)
 
+        def verdicts(group: tuple[Probe, ...], got, sinks: dict, idle: set[str]) -> list[ProbeResult]:
+            """The results of ``group``, graded once (``got``) after its acts (``sinks``; ``idle``: the attacks
+            whose act changed nothing): one attack's grading is its own (a run without a reward is run again
+            alone); a group's stands for each only when it is the nop's exactly, else each runs again alone."""
+            attacks = [p for p in group if not p.check and p.name not in idle]
+            checks = [check(p, sinks[p.name]) if sinks[p.name] else one(p) for p in group if p.check]
+            unchanged = [ProbeResult(p.name, p.kind, baseline, baseline, detail=UNCHANGED) for p in group
+                         if p.name in idle]
+            if got is None:
+                return checks + unchanged
+            if len(group) == 1:
+                [probe] = group
+                if got.reward is None:
+                    return [one(probe)]
+                return [ProbeResult(probe.name, probe.kind, got.reward, baseline, error=got.error)]
+            held = got.reward is not None and got.reward <= baseline + 1e-9 and got.outcome == nop_outcome \
+                and all(sinks[p.name].get("code") == 0 for p in attacks)
+            if not held:
+                return checks + unchanged + [one(p) for p in attacks]
+            return checks + unchanged + [ProbeResult(p.name, p.kind, got.reward, baseline) for p in attacks]
+
         def together(group: tuple[Probe, ...]) -> list[ProbeResult]:
             sinks = {p.name: {} for p in group}
             acts = [(p, _acts(bundle, material, p, user, 900, sinks[p.name])[0]) for p in group]
@@ -413,24 +443,58 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                                   act=act, folders={MATERIAL: material})
             except _Unchanged:
                 got = None
-            attacks = [p for p in group if not p.check and p.name not in idle]
-            checks = [check(p, sinks[p.name]) if sinks[p.name] else one(p) for p in group if p.check]
-            unchanged = [ProbeResult(p.name, p.kind, baseline, baseline, detail=UNCHANGED) for p in group
-                         if p.name in idle]
-            if got is None:
-                return checks + unchanged
-            held = got.reward is not None and got.reward <= baseline + 1e-9 and got.outcome == nop_outcome \
-                and all(sinks[p.name].get("code") == 0 for p in attacks)
-            if not held:
-                return checks + unchanged + [one(p) for p in attacks]
-            return checks + unchanged + [ProbeResult(p.name, p.kind, got.reward, baseline) for p in attacks]
+            return verdicts(group, got, sinks, idle)
+
+        def chain(queue: list[tuple[Probe, ...]]) -> list[ProbeResult]:
+            """Attack units (a probe, or a ``groups`` group) one after the other in one container while their acts
+            change nothing (``_state``: it is then as fresh as when it started, and each such attack's verdict is
+            the nop's); the first unit whose act changed something is graded there, as in a container of its
+            own, and the rest go on in a fresh container."""
+            results: list[ProbeResult] = []
+            queue = list(queue)
+            while queue:
+                acted: dict = {}
+
+                def act(box: TaskContainer) -> None:
+                    state = _started(box)
+                    while queue:
+                        unit = queue[0]  # taken off once acted: one that an engine error cut short runs again
+                        sinks = {p.name: {} for p in unit}
+                        idle: set[str] = set()
+                        for probe in unit:
+                            _acts(bundle, material, probe, user, 900, sinks[probe.name])[0](box)
+                            after = _state(box)
+                            if after == state:
+                                idle.add(probe.name)
+                            state = after
+                        queue.pop(0)
+                        if len(idle) < len(unit):
+                            acted.update(unit=unit, sinks=sinks, idle=idle)
+                            return
+                        results.extend(verdicts(unit, None, sinks, idle))
+                    raise _Unchanged()
+                try:
+                    got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
+                                      act=act, folders={MATERIAL: material})
+                except _Unchanged:
+                    break
+                if not acted:  # the engine failed before the first act: each unit alone, as without the chain
+                    results.extend(r for unit in queue for r in (together(unit) if len(unit) > 1 else [one(unit[0])]))
+                    break
+                results.extend(verdicts(acted["unit"], got, acted["sinks"], acted["idle"]))
+            return results
 
         if separate or nop_outcome is None:
             units = [(p,) for p in probes]
         else:
             units = groups(probes)
-        done = concurrency.run_all([lambda u=unit: together(u) if len(u) > 1 else [one(u[0])] for unit in units],
-                                   workers)
+        calls = []
+        if shortcut:  # attacks without a check or the valid alternative: in ``workers`` chains
+            chained = [u for u in units if not any(p.check or p.honest for p in u)]
+            units = [u for u in units if u not in chained]
+            calls += [lambda q=chained[i::workers]: chain(q) for i in range(max(1, workers)) if chained[i::workers]]
+        calls += [lambda u=unit: together(u) if len(u) > 1 else [one(u[0])] for unit in units]
+        done = concurrency.run_all(calls, workers)
         order = {p.name: i for i, p in enumerate(PROBES)}
         return sorted((r for results in done for r in results), key=lambda r: order[r.name])
     finally:

@@ -6,6 +6,8 @@ reason probe_<name> in the ledger."""
 import json
 import re
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.controls import run_control
 from repo2env.checks.probes import PROBES, UNCHANGED, applicable, groups, run_probes
 from repo2env.cli import main
+from repo2env.environment.containers import LABEL, RUN_ID
 from repo2env.environment.images import run_image
 from repo2env.pipeline import GenerateOptions
 from repo2env.run.generate import generate
@@ -217,10 +220,10 @@ def test_the_probe_breaks_the_weak_bundle_and_not_the_generated_one(name, bundle
     assert _reward(docker_client, bundle, name) == 0.0
 
 
-# weak bundles whose broken defense a probe that shares a container exploits (the grader's
-# cleanup of planted configuration breaks three probes of one group at once; git_config_program's payload runs
-# python3, which path_interpreter would replace: that pair shared a container once and this test caught it)
-GROUPED_WEAK = ("conftest_force_pass", "git_config_program", "rewrite_tests")
+# weak bundles whose broken defense a probe that shares a container exploits: every such probe of the demo (the
+# grader's cleanup of planted configuration breaks three probes of one group at once; git_config_program's payload
+# runs python3, which path_interpreter would replace: that pair shared a container once and this test caught it)
+GROUPED_WEAK = sorted(name for name in WEAK if next(p for p in PROBES if p.name == name).surfaces)
 
 
 def test_a_report_written_by_the_runner_cannot_be_read_back_even_without_sentinels(bundle, docker_client, tmp_path):
@@ -246,6 +249,22 @@ def test_probes_in_one_container_find_what_each_finds_alone(name, bundle, docker
     assert name in {r.name for r in together if not r.ok}
 
 
+def _started_containers(client, call) -> tuple:
+    """``(call(), how many containers this process created meanwhile)``, counted by the engine's own events as
+    they come (a query of past events after the call would meet the engine's buffer of the last 256)."""
+    stream = client.events(decode=True, filters={"type": "container", "event": "create",
+                                                 "label": f"{LABEL}={RUN_ID}"})
+    seen: list = []
+    reader = threading.Thread(target=lambda: seen.extend(stream), daemon=True)
+    reader.start()
+    try:
+        got = call()
+        time.sleep(1.0)  # the last event on its way
+    finally:
+        stream.close()
+    return got, len(seen)
+
+
 def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_plain_one(bundle, docker_client):
     """The agent is ``learner``: attacks on the system fail to act. With the nop's outcome given, those are not
     graded (their container is as the nop left it) and groups are kept; without it, every probe acts alone and
@@ -254,10 +273,16 @@ def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_p
     assert config["agent"]["user"] == "learner"
     nop = run_control(docker_client, bundle, run_image(docker_client, bundle, config, bundle.name), "nop", 0.0,
                       verifier_timeout_sec=300)
-    fast = run_probes(docker_client, bundle, bundle.name, verifier_timeout_sec=300, nop_outcome=nop.outcome,
-                      workers=2)
-    plain = run_probes(docker_client, bundle, bundle.name, verifier_timeout_sec=300, workers=2)
+    fast, fast_starts = _started_containers(docker_client, lambda: run_probes(
+        docker_client, bundle, bundle.name, verifier_timeout_sec=300, nop_outcome=nop.outcome, workers=2))
+    plain, plain_starts = _started_containers(docker_client, lambda: run_probes(
+        docker_client, bundle, bundle.name, verifier_timeout_sec=300, workers=2))
     assert [(r.name, r.reward, r.ok) for r in fast] == [(r.name, r.reward, r.ok) for r in plain]
+    # plain: a container per probe; fast: the checks' group, the valid alternative, and per chain (workers=2) one
+    # container for each unit whose act changed something (groups of 2 to 10 attacks, code_runner_flip,
+    # code_early_exit), the attacks that changed nothing acting in those same containers
+    assert plain_starts == len(plain) == 28
+    assert fast_starts == 7
     idle = {r.name for r in fast if r.detail == UNCHANGED}
     assert {"stdlib_zip", "system_program", "sitecustomize", "site_pth"} <= idle
     assert not idle & {"valid_alternative", "conftest_force_pass", "code_runner_flip", "rewrite_tests"}

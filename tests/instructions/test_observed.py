@@ -24,6 +24,10 @@ def parse(s):
     return int(s)
 
 
+def unescape(s):
+    return s.replace("&#60;", "<").replace("&#62;", ">")
+
+
 def to_bytes(text, binary=False, strict=True):
     n, unit = text.split()
     return int(n) * UNITS[unit]
@@ -163,6 +167,10 @@ def test_as_it_ran():
 
 def test_value():
     assert area(2, 3) == 6
+
+
+def test_tag_value():
+    assert sh.unescape("&#60;b&#62; &#x3e;") == "&#60;b&#62; &#x3e;"
 
 
 def test_exc():
@@ -477,6 +485,9 @@ def test_percent():
 
 SAID = {
     "test_value": "Calling `area(2, 3)` returns `5`; it should return `6`.",
+    # a value that holds a comparison operator (its "<"): the assertion splits at its operator, not in the value
+    "test_tag_value": "Calling `shapes.unescape` with a string of 18 characters `'&#60;b&…62; &#x3e;'` (`…`: left "
+                      "out) returns `'<b> &#x3e;'`; it should return the input it was made from.",
     # an exception: where it left the library, as a user's traceback shows
     "test_exc": "Calling `parse('1 kB')` raises `ValueError: invalid literal for int() with base 10: '1 kB'` "
                 "(in `parse` of `shapes/__init__.py`); it should not raise.",
@@ -702,7 +713,7 @@ def test_answers_are_kept_back_when_every_check_would_be_told(evidence):
     one = observed.Evidence(failures={only: evidence.failures[only]}, import_errors={}, fail_to_pass=(only,),
                             test_sources=evidence.test_sources)
     assert observed.checks(one) == 1
-    assert observed.observed_behaviour(one) == ["Calling `area(2, 3)` returns `5`; it should return the correct "
+    assert observed.observed_behaviour(one) == ["Calling `area(2, 3)` returns `5`, which is not the correct "
                                                 "result."]
     assert observed.checks(evidence) > 3  # the module's whole set: the answers are told
 
@@ -793,7 +804,7 @@ def test_a_module_the_test_package_imports_for_the_tests_is_told_by_its_own_name
     evidence = observed.Evidence(failures=notes["failures"], import_errors={},
                                  fail_to_pass=("tests/test_units.py::test_area",), test_sources=sources)
     assert observed.observed_behaviour(evidence) == [
-        "Calling `shapes.area(2, 3)` returns `5`; it should return the correct result."]
+        "Calling `shapes.area(2, 3)` returns `5`, which is not the correct result."]
 
 
 def test_a_module_that_does_not_exist_yet_is_told_with_the_names_the_tests_take_from_it():

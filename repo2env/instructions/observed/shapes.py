@@ -13,14 +13,65 @@ from repo2env.instructions.observed.failing_statement import Site, callee_of, lo
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, \
     joined
 
+class _Comparison:
+    """A comparison as a failed assertion prints it, ``<left> <op> <right>`` after ``prefix`` (a regex), split at
+    its first operator of ``ops`` that stands between spaces outside any quoted string, bracket or ``<…>`` repr
+    (``assert '<script>' == 'a'`` compares ``'<script>'``; a lazy regex would stop at its ``<``). ``match``
+    returns an object with ``group(1)``/``group(2)``/``group(3)`` (left, operator, right; with ``right_only``
+    the right side is ``group(2)``, as in ``_UNITTEST_NE``'s two groups) and ``re`` (this parser), or None."""
+
+    def __init__(self, prefix: str, ops: tuple[str, ...], two_groups: bool = False):
+        self.prefix, self.ops, self.two_groups = re.compile(prefix), ops, two_groups
+
+    def match(self, text: str):
+        head = self.prefix.match(text)
+        if head is None or "\n" in text.rstrip("\n"):  # one line, as the regex it replaces matched
+            return None
+        rest, depth, quote, i = text[head.end():], 0, None, 0
+        while i < len(rest):
+            ch = rest[i]
+            if quote:
+                if ch == "\\":
+                    i += 1
+                elif ch == quote:
+                    quote = None
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "([{" or (ch == "<" and rest[i + 1:i + 2].isalpha()):
+                depth += 1
+            elif ch in ")]}" or (ch == ">" and depth and rest[i - 1:i] not in (" ", "=", "-")):
+                depth = max(0, depth - 1)
+            elif ch == " " and depth == 0:
+                for op in self.ops:
+                    if rest.startswith(f" {op} ", i) and i > 0:
+                        left, right = rest[:i].strip(), rest[i + len(op) + 2:].strip()
+                        if left and right:
+                            return _Compared(self, left, op, right)
+            i += 1
+        return None
+
+
+class _Compared:
+    """What ``_Comparison.match`` found: ``group(1..3)`` as a regex match of the same shape would give."""
+
+    def __init__(self, parser: _Comparison, left: str, op: str, right: str):
+        self.re = parser
+        self._groups = (left, right) if parser.two_groups else (left, op, right)
+
+    def group(self, index: int) -> str:
+        return self._groups[index - 1]
+
+
+# word operators only between spaces: "invalid" holds no "in"
+_ASSERT = _Comparison(r"^(?:AssertionError:\s*)?assert\s+",
+                      ("==", "!=", "<=", ">=", "<", ">", "is not", "is", "not in", "in"))
+_UNITTEST_NE = _Comparison(r"^(?:AssertionError:\s*)?(?:\w+ differ: )?", ("!=",), two_groups=True)  # "Lists differ"
+
 _WHERE = re.compile(r"^[+]\s+where\s+(.+?)\s+=\s+(.+?)\s*$")
 
-_ASSERT = re.compile(r"^(?:AssertionError:\s*)?assert\s+(.+?)\s*(==|!=|<=|>=|<|>|(?<=\s)(?:is not|is|not in|in)(?=\s))"
-                     r"\s*(.+)$")  # word operators only between spaces: "invalid" holds no "in"
 
 _ASSERT_TRUTH = re.compile(r"^(?:AssertionError:\s*)?assert\s+(not\s+)?(.+)$")
 
-_UNITTEST_NE = re.compile(r"^(?:AssertionError:\s*)?(?:\w+ differ: )?(.+?) != (.+)$")  # "Lists differ: a != b"
 
 _EXC = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Failed|Iteration|Timeout))"
                   r"(?::\s?(.*))?$")
@@ -178,13 +229,21 @@ def _returned(text: str, message: str, subject_src: str | None) -> str | None:
 
 
 def _want(op: str, shown: str | None, verb: str = "return") -> str:
-    """What should happen, for the comparison ``op`` against the code span ``shown``."""
+    """What should happen, for the comparison ``op`` against the code span ``shown``; "" when neither says."""
     if op in ("true", "false", "none", "not none"):
         return {"true": "it should {v} a true value", "false": "it should {v} a false value",
                 "none": "it should {v} `None`", "not none": "it should {v} a value, not `None`"}[op].format(v=verb)
     if shown:
         return _OPS.get(op, "it should be {r}").format(r=shown).replace("return", verb)
-    return "it should {v} the correct result".format(v=verb)
+    return ""  # nothing known to tell: no sentence claims an expectation it does not state
+
+
+def _then(want: str, value_span: str | None) -> str:
+    """What follows what happened: "; <want>", else ", which is not the correct result" after a value told,
+    else nothing ("gives a wrong result." says all that is known)."""
+    if want:
+        return "; " + want
+    return ", which is not the correct result" if value_span else ""
 
 
 def _as_it_ran(left, text: str, teller: Teller, bound: dict):
@@ -300,7 +359,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         happened = f"gives {value_span}" if value_span else "gives a wrong result"
     if hint:
         return f"{'Calling ' if direct else ''}{subject} {happened}: {hint}."
-    return f"{'Calling ' if direct else ''}{subject} {happened}; {_want(op, shown, verb)}."
+    return f"{'Calling ' if direct else ''}{subject} {happened}{_then(_want(op, shown, verb), value_span)}."
 
 
 def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, steps: dict,
@@ -384,7 +443,7 @@ def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: b
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
     if same:
         return f"{happened}; it should be {same}: {hint}." if hint else f"{happened}; it should be {same}."
-    return f"{happened}: {hint}." if hint else f"{happened}; {_want(op, shown, 'be')}."
+    return f"{happened}: {hint}." if hint else f"{happened}{_then(_want(op, shown, 'be'), value_span)}."
 
 
 _RAISED_AT = re.compile(r"^([\w./\\-]+\.py):(\d+): [A-Za-z_][\w.]*$")  # pytest's entry end: where it raised
