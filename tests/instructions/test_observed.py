@@ -818,3 +818,25 @@ def test_a_module_that_does_not_exist_yet_is_told_with_the_names_the_tests_take_
     assert observed.observed_behaviour(evidence) == [
         "`import pkg._parse` fails: there is no module `pkg._parse`; it should exist. The tests take `_ParsedLine` "
         "and `parse_lines` from it."]
+
+
+def test_a_new_name_used_through_the_tests_locals_is_told_with_what_a_check_expects_of_it():
+    """A new class the tests make into a local and then call methods of (marshmallow-1735: ``field =
+    fields.IPInterface()``, ``result = field.deserialize(s)``, ``assert isinstance(result, T)``): the missing name
+    is told with the call as it would run and what it should give; a check on another local's value too."""
+    source = ("import ipaddress\nfrom pkg import fields\n\nKINDS = [fields.Span]\n\n\n"
+              "def test_span():\n    field = fields.Span(unit='cm')\n    got = field.load('3 m')\n"
+              "    assert isinstance(got, ipaddress.IPv4Address)\n\n\n"
+              "def test_dump():\n    field = fields.Span()\n    assert field.dump(300) == '3 m'\n")
+    evidence = observed.Evidence(failures={}, import_errors={
+        "tests/test_s.py": "E   AttributeError: module 'pkg.fields' has no attribute 'Span'"},
+        fail_to_pass=("tests/test_s.py::test_span", "tests/test_s.py::test_dump"),
+        test_sources={"tests/test_s.py": source})
+    assert observed.observed_behaviour(evidence) == [
+        # the made receiver told part by part: whole, `fields.Span(unit='cm')` would copy the test's line
+        "`pkg.fields.Span` does not exist (`AttributeError`); it should. Once it exists, `load` of a `fields.Span` "
+        "with `unit='cm'` with `'3 m'` should return an instance of `ipaddress.IPv4Address`."]
+    one = observed.Evidence(failures={}, import_errors=evidence.import_errors,
+                            fail_to_pass=("tests/test_s.py::test_dump",), test_sources=evidence.test_sources)
+    # one check, told with its answer, could be passed by special-casing it: the answer is kept back
+    assert observed.observed_behaviour(one)[0].endswith("Once it exists, `fields.Span().dump(300)` should work.")

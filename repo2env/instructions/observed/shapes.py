@@ -1005,26 +1005,50 @@ def module_failure(digest: str | None, message: str, evidence: Evidence, teller:
 
 def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | None:
     """What a FAIL_TO_PASS test of ``path`` expects of the missing ``name``: "Once it exists, `f(1)` should
-    return `2`." (the first ``assert f(...) == literal`` that calls it)."""
+    return `2`." The first check that calls it, itself or through the test's locals (``field = Cls()``, then
+    ``field.load(x)``), states it: ``assert call == literal``, ``assert isinstance(call, T)`` ("should return an
+    instance of `T`"); else a call that is told ("should work"). None when no check calls it, or the call cannot be told."""
     tree = parse_source(evidence.test_sources.get(path, ""))
     wanted = {t.split("::")[-1].split("[")[0] for t in evidence.fail_to_pass if t.startswith(path + "::")}
+    fallback = None
     for func in ast.walk(tree) if tree else ():
         if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.name not in wanted:
             continue
         for node in ast.walk(func):
             parts = _assert_parts(node) if isinstance(node, ast.stmt) else None
-            if not parts or parts[2] is None or parts[1] != "==":
+            if not parts:
                 continue
-            left, _op, right = parts
-            if not (isinstance(left, ast.Call) and name in ast.unparse(left.func).split(".")):
-                continue
+            left, op, right = parts
+            kind = None
+            if op == "true" and isinstance(left, ast.Call) and attr_name(left.func) == "isinstance" \
+                    and len(left.args) == 2 and not left.keywords:
+                left, kind = left.args
             site = locate(tree, node.lineno, func.name, fixtures=teller.fixtures)
-            subject, expected = teller.call_span(left, site.bound), _expected(right, teller, site.bound)
-            if subject and expected:
+            bound = site.bound or {}
+            if isinstance(left, ast.Name) and isinstance(bound.get(left.id), ast.Call):
+                left = bound[left.id]  # result = field.load(x); assert result == ...
+            if not isinstance(left, ast.Call):
+                continue
+            resolved = Substitute(bound).visit(copy_node(left))
+            if name not in {n.attr for n in ast.walk(resolved) if isinstance(n, ast.Attribute)} | \
+                    {n.id for n in ast.walk(resolved) if isinstance(n, ast.Name)}:
+                continue
+            subject = teller.call_span(left, bound)
+            if subject is None:
+                continue
+            if kind is not None:
+                root = kind
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                own = not isinstance(root, ast.Name) or root.id in teller.helpers | teller.defined | teller.from_tests
+                shown = None if own else teller.code(ast.unparse(kind))  # the project's type or the stdlib's
+                expected = f"an instance of {shown}" if shown else None
+            else:
+                expected = _expected(right, teller, bound) if right is not None and op == "==" else None
+            if expected:
                 return f"Once it exists, {subject} should return {expected}."
-            if subject:
-                return f"Once it exists, {subject} should work."
-    return None
+            fallback = fallback or f"Once it exists, {subject} should work."
+    return fallback
 
 
 _ANY_FRAME = re.compile(r"^([\w<][\w./\\<>-]*\.py|<[\w ]+>):(\d+):(?: in (\w+)| |$)")
