@@ -24,14 +24,19 @@ def test_a_group_never_changes_one_thing_twice_and_its_checks_act_first():
 
 def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alone():
     alone = {g[0].name for g in groups(PYTHON_RUNTIME) if len(g) == 1}
-    # measured on the demo: the grader reports an error or tampering for these (environment manifest, inputs
-    # digest, grader pins, FIFO in site-packages, sentinels), so a group's verdict could not tell them apart
-    reported = {"site_pth", "sitecustomize", "input_rewriter", "grader_swapper", "fifo_site_packages",
-                "code_runner_flip", "code_early_exit", "code_result_rewrite"}
-    # and the attacks that replace a program other attacks' payloads run (python3, timeout, pytest itself)
-    replacers = {"path_interpreter", "system_program", "stdlib_zip", "shadow_pytest"}
+    # measured on the demo: the grader reports an error or tampering for these (environment manifest, FIFO in
+    # site-packages, sentinels), so a group's verdict could not tell them apart
+    reported = {"site_pth", "sitecustomize", "fifo_site_packages", "code_runner_flip", "code_early_exit"}
+    # and the attacks that replace a program other attacks' payloads run (python3, timeout, the standard library)
+    replacers = {"path_interpreter", "system_program", "stdlib_zip"}
     assert reported | {"valid_alternative"} | replacers <= alone
-    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (28, 17)  # container starts: 28 -> 17
+    # measured on the demo with the unprivileged agent, the grader's answer to these is the nop's exactly (strays
+    # killed before it reads its inputs, the report write-only to the runner, planted files cleaned up), so they
+    # share a container; where it is not (a root agent's bundle), the group's verdict is not the nop's and each
+    # runs again alone (run_probes)
+    shared = {"input_rewriter", "grader_swapper", "code_result_rewrite", "shadow_pytest", "reward_late_writer"}
+    assert not shared & alone
+    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (28, 13)  # container starts: 28 -> 13
 
 
 def test_only_probes_that_declare_what_they_change_are_grouped():

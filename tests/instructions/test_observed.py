@@ -840,3 +840,15 @@ def test_a_new_name_used_through_the_tests_locals_is_told_with_what_a_check_expe
                             fail_to_pass=("tests/test_s.py::test_dump",), test_sources=evidence.test_sources)
     # one check, told with its answer, could be passed by special-casing it: the answer is kept back
     assert observed.observed_behaviour(one)[0].endswith("Once it exists, `fields.Span().dump(300)` should work.")
+
+
+def test_a_value_told_beside_another_keeps_what_differs_in_view():
+    """A value shortened so that it copies no test line loses a token it shares with the value told beside it,
+    not the one that tells them apart (w3lib-285: `https://evil.com…@good.com/` hid the "/" that was wanted)."""
+    from repo2env.instructions.observed.spans import Teller
+    source = 'CASES = [("https://evil.com\\\\@good.com/", "https://evil.com/@good.com/")]\n'
+    teller = Teller(observed.Evidence(failures={}, import_errors={}, fail_to_pass=(),
+                                      test_sources={"tests/test_u.py": source}))
+    assert teller.elided("https://evil.com/@good.com/") == "`https://evil.com…@good.com/`"
+    assert teller.elided("https://evil.com/@good.com/", against="https://evil.com%5C@good.com/") == \
+        "`https://evil…com/@good.com/`"

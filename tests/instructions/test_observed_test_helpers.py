@@ -68,6 +68,20 @@ CASES = {
         "tests/test_w.py": "from pkg import load\n\n\ndef both():\n    return load('good.json'), load('bad.json')\n\n\n"
                            "def test_w():\n    assert both() == ({}, {})\n",
     }, []),
+    # a data-driven test whose helpers pass the API on (w3lib-285: ``_check(url, output=...)`` ->
+    # ``_check_func(url, output=..., func=safe_url_string)`` -> ``assert func(url, **kwargs) == output``): told
+    # as the API's call, its arguments from the case, ``**kwargs`` left empty where the test set no option
+    "helper_passes_the_api": ({
+        "pkg/__init__.py": "def slug(s, sep='-'):\n    return s.replace(' ', '_')\n",
+        "tests/test_w.py": "import pytest\nfrom pkg import slug\n\n\ndef _check_func(text, *, output, func, sep=None):\n"
+                           "    kwargs = {}\n    if sep is not None:\n        kwargs['sep'] = sep\n"
+                           "    actual = func(text, **kwargs)\n    assert actual == output\n\n\n"
+                           "def _check(text, *, output):\n    return _check_func(text, output=output, func=slug)\n\n\n"
+                           "@pytest.mark.parametrize(('text', 'output'), [('a b', 'a-b'), ('c d', 'c-d'), ('e f', 'e-f'),"
+                           " ('g h', 'g-h')])\ndef test_w(text, output):\n    _check(text, output=output)\n",
+    }, ["Calling `slug('a b')` returns `'a_b'`; it should return `'a-b'`.",
+        "Calling `slug('c d')` returns `'c_d'`; it should return `'c-d'`.",
+        "Calling `slug('e f')` returns `'e_f'`; it should return `'e-f'`."]),
     # the project's code raised in a lambda: its entry has no def line, and the test function's name (an
     # earlier entry's) is never taken for it
     "lambda": ({

@@ -69,7 +69,7 @@ def observed_behaviour(evidence: Evidence) -> list[str]:
 def checks(evidence: Evidence) -> int:
     """How many checks the FAIL_TO_PASS tests make: per test id (each parametrized case counts), its function's
     ``assert`` statements, ``self.assert*`` calls and ``pytest.raises``/``warns``, one in a loop counting
-    twice."""
+    twice, and those of the helpers of its module it calls (``_check(url, output)``), once per call."""
     trees: dict[str, ast.Module | None] = {}
     total = 0
     for test_id in evidence.fail_to_pass:
@@ -77,20 +77,26 @@ def checks(evidence: Evidence) -> int:
         name = rest.split("::")[-1].split("[")[0]
         if path not in trees:
             trees[path] = parse_source(evidence.test_sources.get(path, ""))
-        func = next((n for n in ast.walk(trees[path]) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                     and n.name == name), None) if trees[path] else None
-        total += _count_checks(func, 1) if func is not None else 0
+        tree = trees[path]
+        func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and n.name == name), None) if tree else None
+        helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)} \
+            if tree else {}
+        total += _count_checks(func, 1, helpers, {name}) if func is not None else 0
     return total
 
 
-def _count_checks(node, weight: int) -> int:
+def _count_checks(node, weight: int, helpers: dict, seen: set) -> int:
     count = 0
     for child in ast.iter_child_nodes(node):
         inner = 2 * weight if isinstance(child, ast.For | ast.AsyncFor | ast.While | ast.comprehension) else weight
         if isinstance(child, ast.Assert) or (isinstance(child, ast.Call) and (
                 (attr_name(child.func) or "").startswith("assert") or attr_name(child.func) in RAISES)):
             count += weight
-        count += _count_checks(child, inner)
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in helpers \
+                and child.func.id not in seen:  # a helper of the module: its checks, made for this call
+            count += _count_checks(helpers[child.func.id], weight, helpers, seen | {child.func.id})
+        count += _count_checks(child, inner, helpers, seen)
     return count
 
 

@@ -674,8 +674,9 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
         while i < len(entries) and entries[i][0] != " ":
             run.append(entries[i])
             i += 1
-        told_ours = [_line_span(body, teller) for mark, body in run if mark == ours]
-        told_theirs = [_line_span(body, teller) for mark, body in run if mark != ours]
+        mine, others = [b for m, b in run if m == ours], [b for m, b in run if m != ours]
+        told_ours = [_line_span(body, teller, others[k] if k < len(others) else None) for k, body in enumerate(mine)]
+        told_theirs = [_line_span(body, teller, mine[k] if k < len(mine) else None) for k, body in enumerate(others)]
         if None in told_ours + told_theirs:
             return None
         if told_ours and told_theirs and told_ours[0] == told_theirs[0]:
@@ -691,13 +692,14 @@ def _line_diff(text: str, teller: Teller, swapped: bool = False, most: int = 2) 
     return (told + " (`…`: left out)" if "…" in told else told) if said else None
 
 
-def _line_span(line: str, teller: Teller) -> str | None:
-    """One line of a text, as a code span ("an empty line" for an empty one)."""
+def _line_span(line: str, teller: Teller, against: str | None = None) -> str | None:
+    """One line of a text, as a code span ("an empty line" for an empty one); ``against``: the line it is told
+    beside (what differs from it is not the token left out)."""
     if not line.strip():
         return "an empty line"
     span = teller.code(line)
     if span is None:  # a line the test holds too: with one token left out, or not told (more would hide what
-        span = teller.elided(line)  # differs)
+        span = teller.elided(line, against=against)  # differs)
         span = span if span and span.count("…") == line.count("…") + 1 else None
     return f"the line {span}" if span else None
 
@@ -799,6 +801,7 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     teller = teller or Teller(evidence)
     frame = test_frame(text, evidence.test_sources)
     site = _site_of(frame, evidence, test_id, teller.fixtures, text, teller.aliases)
+    frame, site = _into_test_helpers(frame, site, text, evidence, teller)
     said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
     conditions = [c if not teller.copied(c) else c.split(" by ", 1)[0]  # its value would copy a test line
                   for c in (site.patched or []) if not teller.names_tests(c)] if site else []
@@ -810,6 +813,119 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
         said = said[0].lower() + said[1:]
     return f"With {head}: {said}"
+
+
+def _into_test_helpers(frame: tuple[str, int] | None, site: Site | None, text: str, evidence: Evidence,
+                       teller: Teller) -> tuple:
+    """``(frame, site)`` of the innermost test-file frame when the test's own line called a helper of the tests
+    that failed inside (``_check(url, output=out)`` -> ``_check_func(url, output, func=safe_url_string)`` ->
+    ``assert func(url) == output``), each helper's parameters bound to what its caller passed (resolved in the
+    caller's names, down from the test's: its parametrized case and shown locals), its defaults to their values,
+    ``*args``/``**kwargs`` left empty: the check reads as the call of the API it makes. Only for a failure of the
+    innermost test-file frame itself (an assertion there); the frame and site given when the traceback has no such
+    chain, goes on past the tests' files, or a hop is not a single call of the next frame's function."""
+    if frame is None or site is None or site.statement is None:
+        return frame, site
+    every = [(_relative(m.group(1)), int(m.group(2))) for m in re.finditer(r"^([\w./\\-]+\.py):(\d+):", text, re.M)]
+    frames = [f for f in every if f[0] in evidence.test_sources]
+    if frame not in frames or every[-1] != frames[-1]:
+        return frame, site  # it failed beyond the tests' files (the project raised: _through_helper tells it)
+    chain = frames[frames.index(frame) + 1:]
+    here, inner, bound, statement = frame, site, dict(site.bound or {}), site.statement
+    for path, row in chain:
+        if (path, row) == here:
+            continue
+        tree = parse_source(evidence.test_sources[path])
+        helper = max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                      and n.lineno < row <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None) \
+            if tree else None
+        calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call) and helper is not None
+                 and attr_name(n.func) == helper.name] if statement is not None else []
+        if len(calls) != 1 or helper.name not in teller.helpers | teller.defined:
+            return here, inner
+        params = _passed(helper, calls[0], bound)
+        if params is None:
+            return here, inner
+        inner = locate(tree, row, helper.name, fixtures=teller.fixtures)
+        bound = {**params, **(inner.bound or {})}
+        bound.update(_left_empty(helper, row, bound))
+        inner.bound = bound
+        here, statement = (path, row), inner.statement
+    return here, inner
+
+
+def _left_empty(func, row: int, bound: dict) -> dict:
+    """Name -> its empty ``{}``/``[]`` for the locals of ``func`` made empty before line ``row`` and, but for
+    being unpacked into calls (``f(**kwargs)``), used only under ``if`` tests that ``bound`` makes false
+    (``kwargs = {}``; ``if encoding is not None: kwargs[...] = ...`` with ``encoding`` bound to ``None``)."""
+    out = {}
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and ((isinstance(node.value, ast.Dict) and not node.value.keys)
+                     or (isinstance(node.value, ast.List) and not node.value.elts)) and node.lineno < row):
+            continue
+        name = node.targets[0].id
+        unpacked = {id(k.value) for c in ast.walk(func) if isinstance(c, ast.Call) for k in c.keywords
+                    if k.arg is None} | {id(a.value) for a in ast.walk(func) if isinstance(a, ast.Starred)}
+        uses = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and n.lineno < row
+                and n is not node.targets[0] and id(n) not in unpacked]  # unpacked into a call: read only
+        guarded = {id(n) for branch in ast.walk(func) if isinstance(branch, ast.If) and _false(branch.test, bound)
+                   for stmt in branch.body for n in ast.walk(stmt)}
+        if all(id(n) in guarded for n in uses):
+            out[name] = node.value
+    return out
+
+
+def _false(test, bound: dict) -> bool:
+    """``test`` is false once ``bound`` is put in: constants compared by ``is``/``is not``/``==``/``!=``, ``not``,
+    a constant's truth. False when it cannot be told."""
+    node = Substitute(bound).visit(copy_node(test))
+    try:
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = ast.literal_eval(node.left), ast.literal_eval(node.comparators[0])
+            op = type(node.ops[0])
+            result = {ast.Is: left is right, ast.IsNot: left is not right, ast.Eq: left == right,
+                      ast.NotEq: left != right}.get(op)
+            return result is False
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return bool(ast.literal_eval(node.operand))
+        return not ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return False
+
+
+def _passed(helper, call: ast.Call, bound: dict) -> dict | None:
+    """Parameter name -> the value ``call`` passes to ``helper`` (resolved in the caller's ``bound``), a default
+    where it passes none, an empty tuple or dict for ``*args``/``**kwargs``; None when a starred argument or a
+    ``**mapping`` makes the binding unknown."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    args = helper.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        positional = positional[1:]
+    resolve = Substitute(bound)
+    out: dict = {}
+    for name, value in zip(positional, call.args):
+        out[name] = resolve.visit(copy_node(value))
+    if len(call.args) > len(positional) and args.vararg is None:
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    known = set(positional) | {a.arg for a in args.kwonlyargs}
+    for name, value in keywords.items():
+        if name in known:
+            out[name] = resolve.visit(copy_node(value))
+        elif args.kwarg is None:
+            return None
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults)) if args.defaults else {}
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    for name, value in defaults.items():
+        out.setdefault(name, value)
+    if args.vararg is not None:
+        out.setdefault(args.vararg.arg, ast.Tuple(elts=[], ctx=ast.Load()))
+    if args.kwarg is not None and not set(keywords) - known:
+        out.setdefault(args.kwarg.arg, ast.Dict(keys=[], values=[]))
+    return out
 
 
 def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fixtures: dict,
@@ -1007,7 +1123,8 @@ def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | Non
     """What a FAIL_TO_PASS test of ``path`` expects of the missing ``name``: "Once it exists, `f(1)` should
     return `2`." The first check that calls it, itself or through the test's locals (``field = Cls()``, then
     ``field.load(x)``), states it: ``assert call == literal``, ``assert isinstance(call, T)`` ("should return an
-    instance of `T`"); else a call that is told ("should work"). None when no check calls it, or the call cannot be told."""
+    instance of `T`"); else a call that is told ("should work"). None when no check calls it, or the call cannot
+    be told."""
     tree = parse_source(evidence.test_sources.get(path, ""))
     wanted = {t.split("::")[-1].split("[")[0] for t in evidence.fail_to_pass if t.startswith(path + "::")}
     fallback = None

@@ -5,6 +5,7 @@ and never a span that repeats ``leak_audit.DEFAULT_NGRAM`` tokens of a test file
 
 import ast
 import copy
+import difflib
 import re
 import sys
 
@@ -76,18 +77,26 @@ class Teller:
         words = tokens(text)
         return any(tuple(words[i:i + DEFAULT_NGRAM]) in self.grams for i in range(len(words) - DEFAULT_NGRAM + 1))
 
-    def elided(self, text: str, most: float = 0.25) -> str | None:
+    def elided(self, text: str, most: float = 0.25, against: str | None = None) -> str | None:
         """The code span of ``text`` with the fewest tokens left out (each shown as ``…``) so that no run of
         ``DEFAULT_NGRAM`` tokens copies a test line: from the start, the token that would complete a copied run
-        goes; None when ``text`` copies nothing (``code`` tells it whole) or more than ``most`` of its tokens
-        would go."""
+        goes, or, with ``against`` (the value it is told beside: a result and what was expected), the last token
+        of that run that both share, so that what differs stays in view; None when ``text`` copies nothing
+        (``code`` tells it whole) or more than ``most`` of its tokens would go."""
         marks = token_marks(text)
         words = [m.group() if m.group() != '"' else "'" for m in marks]
+        keep: set[int] = set()
+        if against is not None:
+            theirs = [m.group() if m.group() != '"' else "'" for m in token_marks(against)]
+            for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, words, theirs, autojunk=False).get_opcodes():
+                if tag != "equal":
+                    keep.update(range(max(0, i1 - 1), i2 + 1))  # the differing tokens and their neighbours
         cut, start = [], 0  # the tokens left out; where the current unbroken run starts
         for i in range(len(words)):
             if i - start + 1 >= DEFAULT_NGRAM and tuple(words[i - DEFAULT_NGRAM + 1:i + 1]) in self.grams:
-                cut.append(i)
-                start = i + 1
+                j = next((k for k in range(i, i - DEFAULT_NGRAM, -1) if k not in keep), i)
+                cut.append(j)
+                start = j + 1
         if not cut or len(cut) > most * len(words):
             return None
         out, pos = [], 0
