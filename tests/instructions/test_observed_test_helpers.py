@@ -82,6 +82,15 @@ CASES = {
     }, ["Calling `slug('a b')` returns `'a_b'`; it should return `'a-b'`.",
         "Calling `slug('c d')` returns `'c_d'`; it should return `'c-d'`.",
         "Calling `slug('e f')` returns `'e_f'`; it should return `'e-f'`."]),
+    # a test stops at its first failed check: the checks after it are told too, with their answers while one
+    # check at least stays untold (here four checks: the failure, then two more)
+    "checks_not_reached": ({
+        "pkg/__init__.py": "def join(parts, sep=';'):\n    return ','.join(parts)\n",
+        "tests/test_w.py": "from pkg import join\n\n\ndef test_w():\n    assert join(['a', 'b']) == 'a;b'\n"
+                           "    assert join(['c']) == 'c'\n    assert join(['x', 'y'], sep='|') == 'x|y'\n"
+                           "    assert join([]) == ''\n",
+    }, ["Calling `join` with `['a', 'b…]` (`…`: left out) returns `'a,b'`; it should return `'a;b'`.",
+        "Also, `join` with `['c']` should return `'c'`.", "Also, `join([])` should return `''`."]),
     # the project's code raised in a lambda: its entry has no def line, and the test function's name (an
     # earlier entry's) is never taken for it
     "lambda": ({

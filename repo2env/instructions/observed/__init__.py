@@ -23,7 +23,11 @@ gives *which call* and *what was expected*:
   decorator: "For a function `func` decorated with `@retry(stop=…)`, after a call of it, reading
   `func.retry.statistics` gives `{}`; …";
 * a module that cannot be imported (``cannot import name 'X' from 'pkg'``, ``No module named``): the name asked
-  for, and what a call to it in the tests expects ("Once it exists, `percent(1, 3)` should return `33`.").
+  for, and what a call to it in the tests expects ("Once it exists, `percent(1, 3)` should return `33`.");
+* a check made by the tests' helpers (``_check(url, output=...)`` passing ``func=safe_url_string`` on): told as
+  the call of the API the helper makes, with the case's values;
+* the checks a failed test did not reach (pytest stops at the first): "Also, `join([])` should return `''`.",
+  while room is left and one check at least stays untold (``shapes.other_checks``).
 
 A name the test function assigns (``p = Parser()``) is shown as its value when that is a literal or a call
 (`` `Parser().parse('x')` ``). Sentences never name a test file, a test function or a helper the tests define
@@ -41,7 +45,8 @@ import re
 
 from repo2env.instructions.observed.evidence import Evidence, helper_names, parse_source
 from repo2env.instructions.observed.failing_statement import RAISES
-from repo2env.instructions.observed.shapes import _NO_MODULE, import_sentence, module_failure, sentence, usage
+from repo2env.instructions.observed.shapes import _NO_MODULE, import_sentence, module_failure, other_checks, \
+    sentence, usage
 from repo2env.instructions.observed.spans import Teller, attr_name, joined
 
 __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section", "sentence"]
@@ -132,6 +137,9 @@ def _sentences(evidence: Evidence, teller: Teller) -> list[str]:
         best = max(found, key=lambda s: len(set(_SPAN.findall(s)) - told))  # the first of equals: F2P order
         out.append(best)
         found.remove(best)
+    room = min(MAX_SENTENCES, checks(evidence) - 1) - len(out)  # one check at least stays untold
+    if out and room > 0:  # the checks the failures did not reach (a test stops at its first failed one)
+        out += other_checks(evidence, teller, {span for s in out for span in _SPAN.findall(s)})[:room]
     return out[:MAX_SENTENCES]
 
 

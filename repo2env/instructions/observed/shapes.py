@@ -1168,6 +1168,46 @@ def usage(name: str, path: str, evidence: Evidence, teller: Teller) -> str | Non
     return fallback
 
 
+def other_checks(evidence: Evidence, teller: Teller, told: set[str]) -> list[str]:
+    """Checks of the FAIL_TO_PASS test functions that their failures did not show (pytest stops a test at its
+    first failed check), as "Also, `f(x)` should return `y`.": each ``assert call == literal`` (or
+    ``assertEqual(call, literal)``) of a test that failed (not one of a module that failed to import) whose call
+    is the project's and can be told with every argument whole (the test's locals put in), in test order, none
+    whose call span is in ``told`` already. Nothing while the expected values are kept back
+    (``Teller.disclose``)."""
+    if not teller.disclose:
+        return []
+    out: list[str] = []
+    seen_functions: set[tuple[str, str]] = set()
+    for test_id in evidence.fail_to_pass:
+        path, _, rest = test_id.partition("::")
+        name = rest.split("::")[-1].split("[")[0]
+        if (path, name) in seen_functions or test_id not in evidence.failures:
+            continue  # a test of a module that failed to import was not reached: its checks may hold already
+        seen_functions.add((path, name))
+        tree = parse_source(evidence.test_sources.get(path, ""))
+        func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                     and n.name == name), None) if tree else None
+        for node in ast.walk(func) if func is not None else ():
+            parts = _assert_parts(node) if isinstance(node, ast.stmt) else None
+            if not parts or parts[1] != "==" or parts[2] is None or not isinstance(parts[0], ast.Call):
+                continue
+            site = locate(tree, node.lineno, name, fixtures=teller.fixtures)
+            bound = site.bound or {}
+            resolved = Substitute(bound).visit(copy_node(parts[0]))
+            arguments = [teller.argument(a) for a in resolved.args] + [teller.argument(k) for k in resolved.keywords]
+            if not teller.public(resolved) or any(a is None or "…" in a for a in arguments):
+                continue  # every argument told whole: a check told without its input would mislead
+            subject, expected = teller.call_span(parts[0], bound), _expected(parts[2], teller, bound)
+            if not subject or not expected or "…" in subject or subject in told:
+                continue
+            said = f"Also, {subject} should return {expected}."
+            if said not in out:
+                out.append(said)
+                told.add(subject)
+    return out
+
+
 _ANY_FRAME = re.compile(r"^([\w<][\w./\\<>-]*\.py|<[\w ]+>):(\d+):(?: in (\w+)| |$)")
 
 
