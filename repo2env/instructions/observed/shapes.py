@@ -188,6 +188,12 @@ def _error_line(text: str) -> str | None:
     return found
 
 
+# Python's TypeError when a call's arguments do not fit the function (raised before its body runs, so the traceback
+# enters no frame of it): "Version.bump_prerelease() got an unexpected keyword argument 'x'", "f() missing 1 ..."
+_BAD_ARGUMENTS = re.compile(r"TypeError: (?:[\w.]+\.)?(\w+)\(\) (?:got an unexpected keyword argument|got multiple "
+                            r"values for|missing \d+ required|takes (?:from )?\d+)")
+
+
 def _assert_parts(statement) -> tuple | None:
     """(subject expr, op, expected expr) of ``assert a OP b``, ``assert f(x)``/``assert not f(x)`` (op "true" /
     "false") or ``self.assertEqual(a, b)``-style calls."""
@@ -955,6 +961,9 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     under = site.raising_call if site.raising_call is not None else site.statement
     raised = _error_line(text)
     where = raise_site(text, evidence) if raised else ""
+    if callee is None and raised:  # the call's arguments did not bind: no frame entered, its name is in the message
+        bad = _BAD_ARGUMENTS.search(raised)
+        callee = bad.group(1) if bad else None
     missing = _ATTR.search(raised) if raised and not where else None
     if missing:  # the test's own line asked a module for a name it lacks: a missing API, not a call that raised
         said = f"`{missing.group(1)}.{missing.group(2)}` does not exist (`AttributeError`); it should."
