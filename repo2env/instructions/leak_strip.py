@@ -249,8 +249,14 @@ def _clean_sentence(s: str) -> str:
     # a preposition whose object was the reference: "the fix as in #12, applied" -> "the fix, applied"
     # (after the conjunction of a list of references: "as in #5 and #6," -> "as in and," -> ",")
     s = re.sub(r"\s+(?:\b(?:and|or)\b|&)\s*(?=[,.;:!?)])", "", s, flags=re.I)  # a line may wrap after "and"
-    s = re.sub(r"\s+\b(?:as in|like in|same as in|in|see|from|by|at|of|via|per|as|like)\s*(?=[,.;:!?)]|$)", "", s,
-               flags=re.I)
+    s = re.sub(r"\s+\b(?:as in|like in|same as in|in|see|from|by|at|of|via|per|as|like|for|to|on|with|into|about|"
+               r"regarding)\s*(?=[,.;:!?)]|$)", "", s, flags=re.I)  # "Implement __getitem__ for #138" -> "… __getitem__"
+    s = re.sub(r"\s+\b(?:re|fix(?:es)?|fixed|close[sd]?|resolve[sd]?|address(?:es)?|refs?)\s*(?=[)]|$)", "", s,
+               flags=re.I)  # "Crash on load (fixes #12)" -> "Crash on load"
+    # a conjunction whose first member was the reference: "#123 and add iterator" -> "add iterator"
+    s = re.sub(r"^\s*((?:[-*+>]\s+|#+\s+)?)(?:and|or|&|also)\s+", r"\1", s, flags=re.I)
+    # and one left before a conjunction: "Move to #12 and add tests" -> "Move and add tests"
+    s = re.sub(r"\s+\b(?:to|for|in|of|from|see|by|at|via|per|with|on)\s+(?=(?:and|or)\b)", " ", s, flags=re.I)
     s = re.sub(r"\s+([,.;:!?)\]])", r"\1", s)
     s = re.sub(r"([(\[])\s+", r"\1", s)
     s = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", s)

@@ -91,7 +91,7 @@ def test_rule5_closing_keywords_removed_with_reference():
 
 def test_rule6_references_removed():
     assert strip_leaks("See #12 for context.\nReal text.") == "Real text."
-    assert strip_leaks("Bug (GH-7) in gh-8 and acme/tool#9 land.") == "Bug in and land."
+    assert strip_leaks("Bug (GH-7) in gh-8 and acme/tool#9 land.") == "Bug and land."
     assert strip_leaks("Colour &#123; stays, issue#4 stays.") == "Colour &#123; stays, issue#4 stays."
 
 
@@ -182,3 +182,13 @@ def test_fenced_diff_blocks_are_the_fix_and_go():
     body = "The parser drops the last row.\n\n```diff\n-    rows[:-1]\n+    rows\n```\n\nIt should keep every row."
     assert strip_leaks(body) == "The parser drops the last row.\n\nIt should keep every row."
     assert strip_leaks("```python\nx = 1\n```") == "```python\nx = 1\n```"
+
+
+def test_a_word_whose_object_was_the_reference_goes_with_it():
+    """A preposition or a conjunction left dangling by a removed reference goes too (python-semver: "Implement
+    __getitem__ for #138" was told as "Implement __getitem__ for", "#123 and add iterator ..." as "and add ...")."""
+    assert build_instruction("Implement __getitem__ for #138", "") == "# Implement __getitem__\n"
+    assert build_instruction("#123 and add iterator to VersionInfo", "") == "# add iterator to VersionInfo\n"
+    assert strip_leaks("Crash on load (fixes #12).\nMove to #12 and add tests.") == \
+        "Crash on load.\nMove and add tests."
+    assert strip_leaks("Applied to the parser for speed.") == "Applied to the parser for speed."
