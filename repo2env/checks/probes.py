@@ -492,7 +492,8 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
         if shortcut:  # attacks without a check or the valid alternative: in ``workers`` chains
             chained = [u for u in units if not any(p.check or p.honest for p in u)]
             units = [u for u in units if u not in chained]
-            calls += [lambda q=chained[i::workers]: chain(q) for i in range(max(1, workers)) if chained[i::workers]]
+            lanes = max(1, workers)
+            calls += [lambda q=chained[i::lanes]: chain(q) for i in range(lanes) if chained[i::lanes]]
         calls += [lambda u=unit: together(u) if len(u) > 1 else [one(u[0])] for unit in units]
         done = concurrency.run_all(calls, workers)
         order = {p.name: i for i, p in enumerate(PROBES)}

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 
 from repo2env.instructions.observed.spans import attr_name, folded, is_bindable, is_literal
 
-_FRAME = re.compile(r"^([\w./\\-]+\.py):(\d+):", re.M)
+FRAME = re.compile(r"^([\w./\\-]+\.py):(\d+):", re.M)  # a traceback entry's "path:line:"
 
 RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "warns", "assertWarns"}
 
 
 def test_frame(text: str, sources: dict) -> tuple[str, int] | None:
     """The test file's frame in the traceback: its path and line."""
-    for m in _FRAME.finditer(text):
+    for m in FRAME.finditer(text):
         path = m.group(1).replace("\\", "/").removeprefix("./")
         if path in sources:
             return path, int(m.group(2))

@@ -9,7 +9,8 @@ import re
 
 from repo2env.graders.runtime_verifier import TEST_DIRS
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
-from repo2env.instructions.observed.failing_statement import Site, callee_of, locate, shown_locals, test_frame
+from repo2env.instructions.observed.failing_statement import FRAME, Site, callee_of, locate, shown_locals, \
+    test_frame
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, \
     joined
 
@@ -832,7 +833,7 @@ def _into_test_helpers(frame: tuple[str, int] | None, site: Site | None, text: s
     chain, goes on past the tests' files, or a hop is not a single call of the next frame's function."""
     if frame is None or site is None or site.statement is None:
         return frame, site
-    every = [(_relative(m.group(1)), int(m.group(2))) for m in re.finditer(r"^([\w./\\-]+\.py):(\d+):", text, re.M)]
+    every = [(_relative(m.group(1)), int(m.group(2))) for m in FRAME.finditer(text)]
     frames = [f for f in every if f[0] in evidence.test_sources]
     if frame not in frames or every[-1] != frames[-1]:
         return frame, site  # it failed beyond the tests' files (the project raised: _through_helper tells it)
@@ -842,9 +843,7 @@ def _into_test_helpers(frame: tuple[str, int] | None, site: Site | None, text: s
         if (path, row) == here:
             continue
         tree = parse_source(evidence.test_sources[path])
-        helper = max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                      and n.lineno < row <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None) \
-            if tree else None
+        helper = _function_at(tree, row)
         calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call) and helper is not None
                  and attr_name(n.func) == helper.name] if statement is not None else []
         if len(calls) != 1 or helper.name not in teller.helpers | teller.defined:
@@ -864,19 +863,21 @@ def _left_empty(func, row: int, bound: dict) -> dict:
     """Name -> its empty ``{}``/``[]`` for the locals of ``func`` made empty before line ``row`` and, but for
     being unpacked into calls (``f(**kwargs)``), used only under ``if`` tests that ``bound`` makes false
     (``kwargs = {}``; ``if encoding is not None: kwargs[...] = ...`` with ``encoding`` bound to ``None``)."""
-    out = {}
+    out: dict = {}
+    unpacked, guarded = None, None  # the same for every such local: worked out once, at the first
     for node in ast.walk(func):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and ((isinstance(node.value, ast.Dict) and not node.value.keys)
                      or (isinstance(node.value, ast.List) and not node.value.elts)) and node.lineno < row):
             continue
+        if unpacked is None:
+            unpacked = {id(k.value) for c in ast.walk(func) if isinstance(c, ast.Call) for k in c.keywords
+                        if k.arg is None} | {id(a.value) for a in ast.walk(func) if isinstance(a, ast.Starred)}
+            guarded = {id(n) for branch in ast.walk(func) if isinstance(branch, ast.If)
+                       and _false(branch.test, bound) for stmt in branch.body for n in ast.walk(stmt)}
         name = node.targets[0].id
-        unpacked = {id(k.value) for c in ast.walk(func) if isinstance(c, ast.Call) for k in c.keywords
-                    if k.arg is None} | {id(a.value) for a in ast.walk(func) if isinstance(a, ast.Starred)}
         uses = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and n.lineno < row
                 and n is not node.targets[0] and id(n) not in unpacked]  # unpacked into a call: read only
-        guarded = {id(n) for branch in ast.walk(func) if isinstance(branch, ast.If) and _false(branch.test, bound)
-                   for stmt in branch.body for n in ast.walk(stmt)}
         if all(id(n) in guarded for n in uses):
             out[name] = node.value
     return out
@@ -1273,14 +1274,19 @@ def _through_helper(text: str, evidence: Evidence, teller: Teller, site: Site | 
     return f"Calling {subject} raises {error}{where}; {want}."
 
 
+def _function_at(tree, row: int):
+    """The innermost function of ``tree`` whose body holds line ``row`` (its ``def`` line excluded), or None."""
+    return max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                and n.lineno < row <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None) if tree else None
+
+
 def _helper_arguments(evidence: Evidence, path: str, row: int, caller) -> dict:
     """Parameter -> literal argument of the test's own function that holds line ``row`` of ``path`` (a helper the
     test defines, ``def y(fmt, s): parse.compile(fmt)``), as the traceback's previous test frame (``caller``, an
     ``_ANY_FRAME`` match) called it (``y("a {:,d} b", "x")``); ``{}`` when that frame's line holds no single call
     of it."""
     tree = parse_source(evidence.test_sources.get(path, ""))
-    helper = max((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                  and n.lineno < row <= (n.end_lineno or 0)), key=lambda n: n.lineno, default=None) if tree else None
+    helper = _function_at(tree, row)
     source = evidence.test_sources.get(_relative(caller.group(1)), "").splitlines()
     at = int(caller.group(2))
     if helper is None or not 0 < at <= len(source):
