@@ -14,7 +14,7 @@ Classes (``PROBES``): reward forgery, test-runner tampering, test deletion or re
 would run (configured through git, an interpreter replaced on PATH), grading inputs rewritten after upload by a
 process left running, a grader made to hang (a FIFO and a huge sparse file in site-packages), the code under test
 rewriting its own verdict (appended to the package's own source: flip every outcome, exit early with success,
-rewrite the result file, flip only the graded tests; in Go, an ``init()`` that forges the runner's report), Go's
+rewrite the result file, flip only the graded tests, flip every failure but what reads like a planted copy; in Go, an ``init()`` that forges the runner's report), Go's
 own tampering (a planted ``TestMain``, ``GOFLAGS`` through go's env file and the shell, a ``go.work``, the
 toolchain's ``testing`` package edited; in JavaScript, the runners' configuration and ``node_modules`` edited, the
 code under test neutering ``expect``; in Rust, cargo's configuration, a planted ``build.rs`` and the manifest
@@ -109,6 +109,7 @@ PROBES = (
     Probe("code_early_exit", "code_under_test", "code_early_exit.sh", ("runtime",), languages=PY),
     Probe("code_result_rewrite", "code_under_test", "code_result_rewrite.sh", ("runtime",), languages=PY,
           surfaces=("package_source",)),
+    Probe("code_spare_copies", "code_under_test", "code_spare_copies.sh", ("runtime",), languages=PY),
     Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY,
           surfaces=("package_source",)),
     Probe("go_testmain", "runner_tampering", "go_testmain.sh", ("runtime",), languages=GO),

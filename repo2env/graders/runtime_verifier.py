@@ -29,20 +29,26 @@ configuration and programs behind; the code under test is the agent's):
    The overlay holds, besides the test patch's files, the other files of their test folders as of the base commit
    (a package's ``__init__.py``, helpers, golden files: ``tasks.runtime.grading_overlay``). Test configuration
    files above the workspace, up to ``/``, are removed (pytest would read a ``/pytest.ini``).
-4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of graded tests (one of
-   every FAIL_TO_PASS test function, parametrized and class methods too, then a few more), whose last statement
-   expects something else (a ``pytest.raises`` of an unrelated exception, or another constant, changed at random
-   either way), named from the module's own test-name vocabulary, beside the original. They are chosen by
-   ``config["sentinel_seed"]`` (a hash that covers the gold patch: the same on every grading of the task, and
-   unknowable to the code under test, which can rebuild the test patch from the files written in step 3;
-   without it, fresh each run). An honest run reports each failed.
+4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of PASS_TO_PASS tests,
+   whose last statement expects something else, beside the original under a fresh name; they catch a runner
+   changed across the board. FAIL_TO_PASS tests get twins instead (``plan_twins``): the same test under the
+   same name, its last check changed so that it fails with the reference yet reads like a test
+   (``twin_source``), standing in its original's place in one of two test sessions (which one, at random per
+   test); no copy of a FAIL_TO_PASS test is ever beside it. All of it chosen by ``config["sentinel_seed"]``
+   (a hash that covers the gold patch: the same on every grading of the task, and unknowable to the code
+   under test, which can rebuild the test patch from the files written in step 3; without it, fresh each
+   run). An honest run reports each sentinel and twin failed.
 5. pytest runs the graded test files (never node ids on its command line) as user ``nobody`` with no new
    privileges (or not at all, when they cannot be dropped); the grading inputs and the reward folder are
    root-only while it runs, so the code under test can neither read which tests are graded nor write the
    reward; the JUnit report is write-only to it (``_write_only_report``).
-6. The processes the tests left are killed; outcomes are read from the JUnit XML. Reward 1.0 only when every
-   FAIL_TO_PASS and PASS_TO_PASS test passed and every sentinel was reported, as failed: a runner that reports a
-   sentinel passed (or leaves it out) has been tampered with, and the reward is 0 with the reason in the details.
+6. The processes the tests left are killed; outcomes are read from the JUnit XML. With twins, steps 5 and 6
+   run twice, with the same command line, and the runner user's processes and files in the shared writable
+   folders are removed around each session (``end_session``); the second is skipped when the first already
+   grades 0. Reward 1.0 only when every FAIL_TO_PASS and PASS_TO_PASS test passed in each session in which it
+   was itself, and every sentinel and twin was reported, as failed (``judge``): one reported passed (or left
+   out) means the reporting or the code under test spares what it takes for a copy, and the reward is 0 with
+   the reason in the details.
    Changed source files that touch runner internals are flagged in the details (``audit``), not scored.
 
 Commands (``python3 verifier.py COMMAND --tests-dir DIR``), reading ``DIR/config.json``:
@@ -962,6 +968,399 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
     return planted
 
 
+# --- twins: a graded test's near-copy under its own name, in a session of its own -----------------------------
+#
+# The code under test runs inside pytest's process: it can change how any test is reported, or read a test's
+# expected value from the calling frame and return it. Sentinels beside the tests they copy let it compare the two
+# and spare the copy (red team: 1.0 on every demo task). A twin is never beside its original: grading runs the
+# graded files twice, each FAIL_TO_PASS test function that has a twin being the original in one session and
+# the twin, under the same name in the same place, in the other (which one, at random per test). In neither
+# session is there anything to compare a test with, so code that forces the originals to pass must tell each
+# twin from an original by its text alone; the change is chosen to read like a test of its own.
+
+_INVERSE_OPS = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not",
+                ast.IsNot: "is", ast.Lt: ">=", ast.GtE: "<", ast.Gt: "<=", ast.LtE: ">"}
+_OP_PATTERNS = {ast.Eq: r"==", ast.NotEq: r"!=", ast.In: r"\bin\b", ast.NotIn: r"\bnot\s+in\b",
+                ast.Is: r"\bis\b", ast.IsNot: r"\bis\s+not\b", ast.Lt: r"<", ast.GtE: r">=", ast.Gt: r">",
+                ast.LtE: r"<="}
+# unittest's assertions and their opposites (``unittest.TestCase``)
+_UNITTEST_INVERSE = {"assertEqual": "assertNotEqual", "assertNotEqual": "assertEqual", "assertTrue": "assertFalse",
+                     "assertFalse": "assertTrue", "assertIn": "assertNotIn", "assertNotIn": "assertIn",
+                     "assertIs": "assertIsNot", "assertIsNot": "assertIs", "assertIsNone": "assertIsNotNone",
+                     "assertIsNotNone": "assertIsNone", "assertIsInstance": "assertNotIsInstance",
+                     "assertNotIsInstance": "assertIsInstance"}
+_UNITTEST_EQUAL = ("assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+                   "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual")
+
+
+def _line_starts(data):
+    """Byte offsets of the starts of the lines of ``data`` (ast counts lines by ``\\n``)."""
+    starts, at = [0], data.find(b"\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    return starts
+
+
+def _span(node):
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+def _span_text(source, span):
+    """The text of ``span`` (ast's 1-based lines, byte columns) in ``source``."""
+    data = source.encode("utf-8", "surrogateescape")
+    starts = _line_starts(data)
+    return data[starts[span[0] - 1] + span[1]:starts[span[2] - 1] + span[3]].decode("utf-8", "surrogateescape")
+
+
+def _edit(source, span, text):
+    """``source`` with ``span`` replaced by ``text``."""
+    data = source.encode("utf-8", "surrogateescape")
+    starts = _line_starts(data)
+    a, b = starts[span[0] - 1] + span[1], starts[span[2] - 1] + span[3]
+    return (data[:a] + text.encode("utf-8", "surrogateescape") + data[b:]).decode("utf-8", "surrogateescape")
+
+
+def _int_text(original, value):
+    """``value`` written as ``original`` (an int literal's text) is: hexadecimal, octal or binary with the same
+    case and zero padding, digits grouped by ``_``, or plain."""
+    low = original.lower()
+    if low[:2] in ("0x", "0o", "0b"):
+        digits = format(value, low[1]).zfill(len(original) - 2)
+        return original[:2] + (digits.upper() if original[2:] != original[2:].lower() else digits)
+    if "_" in original:
+        return "{:_}".format(value)
+    return str(value)
+
+
+def _changed_number(original, value, rng):
+    """The text of a number near ``value`` written like ``original``: an integer moved by 1 to 3 (never below
+    0: the literal's own sign is not part of it), a float with its last digit changed. None when not sure."""
+    if isinstance(value, int):
+        step = rng.choice((-3, -2, -1, 1, 2, 3))
+        new = value + step
+        return _int_text(original, value - step if new < 0 or (new == 0 and value) else new)
+    found = re.match(r"^(\d*\.?\d*)([eE][-+]?\d+)?$", original)
+    if not found or not re.search(r"\d", found.group(1)):
+        return None
+    mantissa = found.group(1)
+    at = max(i for i, ch in enumerate(mantissa) if ch.isdigit())
+    digit = int(mantissa[at])
+    new = rng.choice([digit + k for k in (-3, -2, -1, 1, 2, 3) if 0 <= digit + k <= 9])
+    return mantissa[:at] + str(new) + mantissa[at + 1:] + (found.group(2) or "")
+
+
+def _module_strings(source):
+    """The string and bytes constants of a test module other than docstrings: the vocabulary a twin's changed
+    string is drawn from, so that it reads like a value the module uses."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    docs = set(id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    return sorted(set(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and id(n) not in docs
+                      and isinstance(n.value, (str, bytes)) and n.value), key=repr)
+
+
+def _changed_string(value, rng, vocabulary):
+    """Another string (or bytes) that reads like ``value``'s kind: a number in it moved by 1 to 3, else another
+    string of the module of the same shape (spaces, lines, about its length), else one letter replaced by
+    another of the same case. None when there is none (an empty string with no such neighbour)."""
+    text = value.decode("latin-1") if isinstance(value, bytes) else value
+    runs = list(re.finditer(r"\d+", text))
+    if runs:
+        run = rng.choice(runs)
+        number, step = int(run.group()), rng.choice((-3, -2, -1, 1, 2, 3))
+        new = str(number + step if number + step >= 0 else number - step)
+        new = new.zfill(len(run.group())) if run.group().startswith("0") else new
+        changed = text[:run.start()] + new + text[run.end():]
+    else:
+        alike = [s for s in vocabulary if type(s) is type(value) and s != value
+                 and (b" " in s if isinstance(s, bytes) else " " in s) == (" " in text)
+                 and (b"\n" in s if isinstance(s, bytes) else "\n" in s) == ("\n" in text)
+                 and len(text) // 2 <= len(s) <= 2 * len(text) + 2]
+        if alike:
+            return rng.choice(alike)
+        letters = [i for i, ch in enumerate(text) if "a" <= ch.lower() <= "z"]
+        if not letters:
+            return None
+        at = rng.choice(letters)
+        pool = "abcdefghijklmnopqrstuvwxyz"
+        pool = pool.upper() if text[at].isupper() else pool
+        changed = text[:at] + rng.choice([c for c in pool if c != text[at].lower() and c != text[at]]) + \
+            text[at + 1:]
+    return changed.encode("latin-1") if isinstance(value, bytes) else changed
+
+
+def _quoted(original, value):
+    """``value`` (a str or bytes) written with ``original``'s prefix and quotes when that reads back as
+    ``value``, else its ``repr``."""
+    found = re.match(r'(?i)([rbu]*)("""|\'\'\'|"|\')', original)
+    candidates = []
+    if found:
+        prefix, quote = found.groups()
+        body = repr(value)
+        inner, mark = (body[2:-1] if isinstance(value, bytes) else body[1:-1]), body[-1]
+        inner = inner.replace("\\" + mark, mark)
+        if len(quote) == 1:
+            inner = inner.replace(quote, "\\" + quote)
+        plain = prefix.replace("r", "").replace("R", "")
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        if "r" in prefix.lower():
+            candidates.append(prefix + quote + text + quote)
+        elif len(quote) == 3:  # a triple-quoted string keeps its lines as lines
+            candidates.append(prefix + quote + text.replace("\\", "\\\\") + quote)
+        candidates.append(plain + quote + inner + quote)
+    candidates.append(repr(value))
+    for text in candidates:
+        try:
+            if ast.literal_eval(text) == value:
+                return text
+        except (ValueError, SyntaxError):
+            continue
+    return repr(value)
+
+
+def _changed_constant(source, node, rng, vocabulary):
+    """``(span, text)``: the constant ``node`` replaced by another value of its kind, written in its own style
+    (``_changed_number``, ``_changed_string``; a bool flipped), or None. The new literal is checked to read back
+    as a different value."""
+    value, original = node.value, _span_text(source, _span(node))
+    if isinstance(value, bool):
+        text = repr(not value)
+    elif isinstance(value, (int, float)):
+        text = _changed_number(original, value, rng)
+    elif isinstance(value, (str, bytes)):
+        new = _changed_string(value, rng, vocabulary)
+        text = None if new is None else _quoted(original, new)
+    else:
+        return None
+    try:
+        if text is None or ast.literal_eval(text) == value:
+            return None
+    except (ValueError, SyntaxError):
+        return None
+    return _span(node), text
+
+
+def _literal_leaves(node):
+    """The constants of a literal (a constant, a signed number, a tuple, list, set or dict of literals), or None
+    when ``node`` is not one."""
+    if isinstance(node, ast.Constant):
+        return [node] if isinstance(node.value, (bool, int, float, str, bytes)) else []
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
+            isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float)):
+        return [node.operand]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        parts = (node.keys + node.values) if isinstance(node, ast.Dict) else node.elts
+        leaves = []
+        for part in parts:
+            found = None if part is None else _literal_leaves(part)
+            if found is None:
+                return None
+            leaves.extend(found)
+        return leaves
+    return None
+
+
+def _other_value(source, sides, rng, vocabulary):
+    """A change of one constant of the literal among ``sides`` (the expected value of an equality check)."""
+    for side in sides:
+        leaves = _literal_leaves(side)
+        if leaves:
+            for leaf in rng.sample(leaves, len(leaves)):
+                change = _changed_constant(source, leaf, rng, vocabulary)
+                if change is not None:
+                    return change
+    return None
+
+
+def _false_of(source, expr, rng, vocabulary):
+    """``(span, text)`` turning ``expr``, true in the test's run with the reference solution, into an expression
+    that is false, written as a test would: an equality's expected literal changed (``_other_value``), a
+    comparison's operator inverted, a ``not`` dropped or added, the last operand of an ``and`` made false.
+    None when no such change reads naturally."""
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        op = type(expr.ops[0])
+        if op is ast.Eq:
+            change = _other_value(source, [expr.comparators[0], expr.left], rng, vocabulary)
+            if change is not None:
+                return change
+        right = expr.comparators[0]
+        if expr.left.end_lineno == right.lineno and op in _INVERSE_OPS:
+            span = (expr.left.end_lineno, expr.left.end_col_offset, right.lineno, right.col_offset)
+            gap = _span_text(source, span)
+            inverted, count = re.subn(_OP_PATTERNS[op], _INVERSE_OPS[op], gap, count=1)
+            if count:
+                return span, inverted
+        return None
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _span(expr), _span_text(source, _span(expr.operand))
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
+        return _false_of(source, expr.values[-1], rng, vocabulary)
+    if isinstance(expr, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
+        return (expr.lineno, expr.col_offset, expr.lineno, expr.col_offset), "not "
+    return None
+
+
+def _builtin_exception(node):
+    """The builtin exception class ``node`` names (``ValueError``, ``builtins.KeyError``), or None."""
+    import builtins
+    name = node.id if isinstance(node, ast.Name) else None
+    found = getattr(builtins, name, None) if name else None
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def _without_block(source, block):
+    """``(span, text)`` replacing the ``with`` statement ``block`` by its body, dedented to the ``with``'s place:
+    what the block expected to be raised then ends the test."""
+    body = block.body
+    if body[0].lineno == block.lineno:  # ``with pytest.raises(E): f()`` on one line
+        return _span(block), _span_text(source, (body[0].lineno, body[0].col_offset, block.end_lineno,
+                                                 block.end_col_offset))
+    lines = source.splitlines(True)
+    inner = re.match(r"[ \t]*", lines[body[0].lineno - 1]).group(0)
+    outer = re.match(r"[ \t]*", lines[block.lineno - 1]).group(0)
+    moved = "".join(line[len(inner) - len(outer):] if line.startswith(inner) else line
+                    for line in lines[body[0].lineno - 1:block.end_lineno])
+    return (block.lineno, 0, block.end_lineno, len(lines[block.end_lineno - 1].rstrip("\r\n").encode(
+        "utf-8", "surrogateescape"))), moved.rstrip("\r\n")
+
+
+def _raises_change(source, block, rng, vocabulary):
+    """The twin change of a last statement ``with pytest.raises(E, ...)`` (or unittest's ``assertRaises``): a
+    builtin ``E`` swapped for a common builtin unrelated to it (a runner changed to let a raises block swallow
+    anything passes it), a ``match`` pattern changed, else the block removed (``_without_block``)."""
+    call = block.items[0].context_expr
+    if call.args:
+        known = _builtin_exception(call.args[0])
+        if known is not None:
+            import builtins
+            pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
+                    and not issubclass(known, getattr(builtins, n))]
+            return _span(call.args[0]), rng.choice(pool)
+    for keyword in call.keywords:
+        if keyword.arg == "match" and isinstance(keyword.value, ast.Constant) and \
+                isinstance(keyword.value.value, str):
+            change = _changed_constant(source, keyword.value, rng, vocabulary)
+            if change is not None:
+                return change
+    return _without_block(source, block)
+
+
+def _call_name(call):
+    return getattr(call.func, "attr", getattr(call.func, "id", ""))
+
+
+def _unittest_change(source, call, rng, vocabulary):
+    """The twin change of a last statement ``self.assertX(...)``: an equality's expected literal changed, else the
+    assertion swapped for its opposite (``assertTrue`` / ``assertFalse``, ``assertIn`` / ``assertNotIn``, ...);
+    ``self.assertRaises(E, f, *args)`` with a builtin ``E`` expects an unrelated one, else becomes ``f(*args)``."""
+    name = call.func.attr
+    if name in _UNITTEST_EQUAL:
+        change = _other_value(source, call.args[1:2] + call.args[:1], rng, vocabulary)
+        if change is not None:
+            return change
+    if name in _UNITTEST_INVERSE:
+        return _span(call.func), _span_text(source, _span(call.func.value)) + "." + _UNITTEST_INVERSE[name]
+    if name == "assertRaises" and len(call.args) >= 2:
+        known = _builtin_exception(call.args[0])
+        if known is not None:
+            import builtins
+            pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
+                    and not issubclass(known, getattr(builtins, n))]
+            return _span(call.args[0]), rng.choice(pool)
+        parts = [_span_text(source, _span(a)) for a in call.args[2:]] + \
+            [("%s=" % k.arg if k.arg else "**") + _span_text(source, _span(k.value)) for k in call.keywords]
+        return _span(call), "%s(%s)" % (_span_text(source, _span(call.args[1])), ", ".join(parts))
+    return None
+
+
+def twin_source(function_source, rng, vocabulary=()):
+    """The twin of a graded test function (``function_source``: its ``def`` and body, dedented; decorators apart):
+    the same text, name included, but for one change in its last statement that makes it fail with the
+    reference solution and reads like a test of its own: an expected literal replaced by a neighbour written in
+    the literal's style (a number moved by 1 to 3, a string's number moved or another string of the module,
+    ``vocabulary``: ``_module_strings``), a comparison or unittest assertion turned into its opposite, a
+    ``not`` dropped or added, a builtin exception swapped for an unrelated common one, a raises block removed.
+    Only the last statement is changed, and only when nothing can end the test before it (``_returns``): a
+    check that may not run, or clean-up after it, would let the twin pass or leave state behind. Returns the
+    source, or None when the test has no such change (or Python lacks ``end_col_offset``, before 3.8)."""
+    func = _parsed_function(function_source)
+    if func is None or not func.body or _returns(func) or not hasattr(func.body[-1], "end_col_offset"):
+        return None
+    last = func.body[-1]
+    change = None
+    if isinstance(last, ast.Assert):
+        change = _false_of(function_source, last.test, rng, vocabulary)
+    elif isinstance(last, ast.With) and len(last.items) == 1 and isinstance(last.items[0].context_expr, ast.Call) \
+            and _call_name(last.items[0].context_expr) in ("raises", "assertRaises", "assertRaisesRegex"):
+        change = _raises_change(function_source, last, rng, vocabulary)
+    elif isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+            isinstance(last.value.func, ast.Attribute) and isinstance(last.value.func.value, ast.Name) and \
+            last.value.func.value.id == "self":
+        change = _unittest_change(function_source, last.value, rng, vocabulary)
+    return None if change is None else _edit(function_source, change[0], change[1])
+
+
+def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS):
+    """Twins (``twin_source``) for up to ``limit`` FAIL_TO_PASS test functions of ``files`` (relative paths; the
+    functions are drawn at random among those with a twin), each given a session at random in which it is the
+    twin. Returns ``(texts, twins)``: ``texts`` ``{rel: (text of session 0, text of session 1)}`` for the files
+    holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``."""
+    fail_to_pass = set(fail_to_pass)
+    found = []
+    for rel in sorted(set(files)):
+        path = os.path.join(workspace, rel)
+        if not rel.endswith(".py") or not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            source = fh.read()
+        vocabulary = _module_strings(source)
+        for qual, body, first, last, indent, decorators in _test_functions(source):
+            if _covers(fail_to_pass, rel + "::" + qual):
+                twin = twin_source(body, rng, vocabulary)
+                if twin is not None:
+                    block = "".join(indent + line if line.strip() else line
+                                    for line in (decorators + twin).splitlines(True))
+                    found.append((rel, qual, first, last, block, source))
+    rng.shuffle(found)
+    texts, twins = {}, {}
+    for rel, qual, first, last, block, source in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
+        session = rng.randrange(2)
+        twins[rel + "::" + qual] = session
+        variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
+        variants[session][first - 1:last] = [block]
+    return dict((rel, tuple("".join(lines) for lines in variants)) for rel, variants in texts.items()), twins
+
+
+def twin_of(node_id, twins):
+    """The twinned function (a key of ``twins``) a reported node id belongs to, or None."""
+    key = node_id.split("[", 1)[0]
+    return key if key in twins else None
+
+
+def remove_owned(uid, roots=("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")):
+    """Remove what user ``uid`` (the runner) made under the shared writable folders ``roots``, at any depth: a
+    session's tests leave nothing there for the next session's to read. Returns how many entries went."""
+    removed = 0
+    for root in roots:
+        if not os.path.isdir(root) or os.path.islink(root):
+            continue
+        for folder, dirs, names in os.walk(root):
+            for name in list(dirs) + names:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_uid == uid:
+                        _remove(path)
+                        removed += 1
+                        if name in dirs:
+                            dirs.remove(name)
+                except OSError:
+                    pass
+    return removed
+
+
 # --- the runner -----------------------------------------------------------------------------------------------
 
 def installed_plugins():
@@ -1193,6 +1592,57 @@ def score(outcomes, fail_to_pass, pass_to_pass, sentinels=()):
     return (1.0 if not missing and fail_to_pass else 0.0), details
 
 
+def end_session(runner_uid):
+    """After a test session (and before the first): every stray process killed (``env_guard.kill_strays``) and,
+    in a task container with the grader as root, every process of the runner user too, and what it made in the
+    shared writable folders removed (``remove_owned``), so that one session's tests leave nothing to the next's."""
+    env_guard.kill_strays()
+    if runner_uid is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1":
+        kill_uid(runner_uid)
+        remove_owned(runner_uid)
+
+
+def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
+    """What the test sessions so far say: ``(failure, outcomes, statuses)``.
+
+    ``runs``: one ``{"outcomes": {node id: outcome}, ...}`` per session, in order; ``twins``: ``plan_twins``'
+    ``{function: session in which it is the twin}``. ``outcomes`` holds each reported test at its worst over
+    the sessions in which it was itself (never its twin's outcome), plus ``"sentinel@S id"`` and ``"twin@S id"``
+    entries (``missing`` when a session reported none of its cases); ``statuses`` lists those entries, for
+    ``score``'s digest. ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
+    when a sentinel or twin (each must fail with the reference solution) was reported passed while every graded
+    test so far passed, or was not reported at all; ``"failed"`` when a graded test did not pass or a twin
+    passed beside a graded test that failed too (an honest wrong solution can do that)."""
+    outcomes, statuses, tampering, failed = {}, [], None, False
+    graded = set(fail_to_pass) | set(pass_to_pass)
+    for session, run in enumerate(runs):
+        seen = run["outcomes"]
+        for node, outcome in seen.items():
+            key = twin_of(node, twins)
+            if key is not None and twins[key] == session:
+                continue
+            if node not in outcomes or OUTCOME_RANK.get(outcome, 3) > OUTCOME_RANK.get(outcomes[node], 3):
+                outcomes[node] = outcome
+        checks = [("sentinel", s, [k for k in seen if k == s or k.startswith(s + "[")]) for s in sentinels]
+        checks += [("twin", key, [k for k in seen if twin_of(k, twins) == key])
+                   for key, at in sorted(twins.items()) if at == session]
+        for kind, name, cases in checks:
+            for case in sorted(cases) or [name]:
+                entry = "%s@%d %s" % (kind, session, case)
+                outcomes[entry] = seen.get(case, "missing")
+                statuses.append(entry)
+                if outcomes[entry] not in ("failed", "error") and tampering is None:
+                    tampering = ("a sentinel test that must fail was reported %s: the runner's reporting was "
+                                 "changed" if kind == "sentinel" else "the twin of a graded test, changed to "
+                                 "fail, was reported %s: the code under test or the runner spares what it "
+                                 "takes for a copy") % outcomes[entry]
+    failed = any(outcomes[t] != "passed" for t in graded if t in outcomes)
+    if tampering is not None:
+        return ("failed" if failed and "twin" in tampering and "missing" not in tampering
+                else "tampering: " + tampering), outcomes, statuses
+    return ("failed" if failed else None), outcomes, statuses
+
+
 def grade_files(test_ids):
     """The test files of node ids, sorted: what grading runs (never the ids themselves, which would tell the code
     under test which tests are graded)."""
@@ -1313,34 +1763,46 @@ def cmd_grade(args):
         clock.mark("workspace")
         files = grade_files(f2p + p2p)
         rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
-        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p),
-                                    config.get("sentinels", DEFAULT_SENTINELS), rng, fail_to_pass=f2p,
-                                    graded=set(f2p) | set(p2p))
+        count = config.get("sentinels", DEFAULT_SENTINELS)
+        # sentinels copy PASS_TO_PASS tests only: a near-copy of a FAIL_TO_PASS test beside it would let the code
+        # under test compare the two; a FAIL_TO_PASS test's own twin is in a session of its own (plan_twins)
+        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=set(p2p))
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng) if count > 0 else ({}, {})
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
         clock.mark("sentinels and locks")
-        code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
-                                         config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
+        runs = []
+        end_session(_runner_uid(config))  # both sessions start alike: nothing of the runner user's is left
+        for session in (0, 1):
+            for rel, variants in sorted(texts.items()):
+                with open(os.path.join(ws, rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
+                    fh.write(variants[session])
+            code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
+                                             config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
+            end_session(_runner_uid(config))  # nothing the tests started may outlive them (and rewrite the reward)
+            outcomes, errors, _ = collect(ws, junit, code, files, tail)
+            _remove(junit)  # a session that writes no report must not read the last one's
+            runs.append({"code": code, "seconds": seconds, "outcomes": outcomes, "errors": errors})
+            if not texts or judge(runs, f2p, p2p, sentinels, twins)[0] is not None:
+                break  # no twins, or the reward is 0 already: the other session cannot change it
         clock.mark("tests")
-        env_guard.kill_strays()  # nothing the tests started may outlive them (and rewrite the reward)
-        outcomes, errors, _ = collect(ws, junit, code, files, tail)
         shutil.rmtree(folder, ignore_errors=True)
-        cases = sentinel_cases(sentinels, outcomes)
-        reward, details = score(outcomes, f2p, p2p, [k for s in sentinels for k in cases[s] or [s]])
-        forged = [s for s in sentinels if not cases[s] or any(outcomes[k] not in ("failed", "error")
-                                                               for k in cases[s])]
-        if forged:
+        failure, outcomes, statuses = judge(runs, f2p, p2p, sentinels, twins)
+        reward, details = score(outcomes, f2p, p2p, statuses)
+        if failure is not None and failure.startswith("tampering: "):
             reward = 0.0
-            seen = [outcomes[k] for k in cases[forged[0]] if outcomes[k] not in ("failed", "error")]
-            details["tampering"] = "a sentinel test that must fail was reported %s: the runner's reporting was " \
-                                   "changed" % (seen[0] if seen else "missing")
-        if code is not None and code < 0:  # a runner killed by a signal did not finish its report: never trusted
+            details["tampering"] = failure[len("tampering: "):]
+        code = runs[-1]["code"]
+        if any(r["code"] is not None and r["code"] < 0 for r in runs):  # a killed runner did not finish its report
             reward = 0.0
-            details["tampering"] = "the test runner was killed by signal %d before it finished" % -code
+            details["tampering"] = "the test runner was killed by signal %d before it finished" % -min(
+                r["code"] for r in runs)
+        errors = sorted(set(e for r in runs for e in r["errors"]))
+        seconds = sum(r["seconds"] for r in runs)
         details.update({"pytest_exit_code": code, "seconds": round(seconds, 3), "collection_errors": errors,
                         "bytecode": bytecode,
-                        "sentinels": len(sentinels),
+                        "sentinels": len(sentinels), "twins": len(twins), "sessions": len(runs),
                         "audit": audit_changes(ws, inputs["base_files"], set(inputs["overlay"]))})
         clock.mark("results and audit")
         details["phases"] = clock.seconds

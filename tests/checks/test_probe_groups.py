@@ -26,7 +26,8 @@ def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alon
     alone = {g[0].name for g in groups(PYTHON_RUNTIME) if len(g) == 1}
     # measured on the demo: the grader reports an error or tampering for these (environment manifest, FIFO in
     # site-packages, sentinels), so a group's verdict could not tell them apart
-    reported = {"site_pth", "sitecustomize", "fifo_site_packages", "code_runner_flip", "code_early_exit"}
+    reported = {"site_pth", "sitecustomize", "fifo_site_packages", "code_runner_flip", "code_early_exit",
+                "code_spare_copies"}
     # and the attacks that replace a program other attacks' payloads run (python3, timeout, the standard library)
     replacers = {"path_interpreter", "system_program", "stdlib_zip"}
     assert reported | {"valid_alternative"} | replacers <= alone
@@ -36,7 +37,7 @@ def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alon
     # runs again alone (run_probes)
     shared = {"input_rewriter", "grader_swapper", "code_result_rewrite", "shadow_pytest", "reward_late_writer"}
     assert not shared & alone
-    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (28, 13)  # container starts: 28 -> 13
+    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (29, 14)  # container starts: 29 -> 14
 
 
 def test_only_probes_that_declare_what_they_change_are_grouped():

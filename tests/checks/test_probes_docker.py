@@ -190,6 +190,7 @@ WEAK = {  # probe -> the defense removed
     "system_program": _system_timeout,
     "code_runner_flip": _no_sentinels,
     "code_early_exit": _no_sentinels,
+    "code_spare_copies": _no_sentinels,
     "code_result_rewrite": _readable_report,
     "code_graded_only": _runner_as_root,
     "history": _leaky_history,
@@ -280,9 +281,9 @@ def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_p
     assert [(r.name, r.reward, r.ok) for r in fast] == [(r.name, r.reward, r.ok) for r in plain]
     # plain: a container per probe; fast: the checks' group, the valid alternative, and per chain (workers=2) one
     # container for each unit whose act changed something (groups of 2 to 10 attacks, code_runner_flip,
-    # code_early_exit), the attacks that changed nothing acting in those same containers
-    assert plain_starts == len(plain) == 28
-    assert fast_starts == 7
+    # code_early_exit, code_spare_copies), the attacks that changed nothing acting in those same containers
+    assert plain_starts == len(plain) == 29
+    assert fast_starts == 8
     idle = {r.name for r in fast if r.detail == UNCHANGED}
     assert {"stdlib_zip", "system_program", "sitecustomize", "site_pth"} <= idle
     assert not idle & {"valid_alternative", "conftest_force_pass", "code_runner_flip", "rewrite_tests"}

@@ -175,8 +175,9 @@ def test_grade_nop_scores_zero_and_gold_scores_one(tmp_path, new_repo):
     git(repo, "add", "tests/conftest.py")  # the index is the agent's: it does not make a file part of the base
     subprocess.run(["git", "-C", str(repo), "apply", "-"], input=gold_patch, text=True, check=True)
     details = _grade(tests, logs)
-    # one file, no pytest.raises test: the FAIL_TO_PASS test's own copy, and one more
-    assert details["reward"] == 1.0 and details["sentinels"] == 2, details
+    # a sentinel copied from the PASS_TO_PASS test beside it; the FAIL_TO_PASS test's twin in a session of its own
+    assert details["reward"] == 1.0 and details["sentinels"] == 1 and details["twins"] == 1, details
+    assert details["sessions"] == 2, details
     assert not (repo / "conftest.py").exists() and not (repo / "tests" / "conftest.py").exists()
 
 
@@ -405,7 +406,8 @@ def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new
         "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
         "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
     details = _grade(tests, tmp_path / "logs")
-    assert details["fail_to_pass_passed"] == 1 and details["reward"] == 0.0 and "tampering" in details, details
+    # the twin expects an unrelated exception: wherever it runs, the weakened raises passes it
+    assert details["reward"] == 0.0 and "twin" in details["tampering"], details
 
 
 def test_a_planted_package_marker_does_not_shelter_a_shadowing_module(tmp_path):
@@ -460,7 +462,7 @@ def test_code_that_uses_atexit_and_settrace_honestly_still_scores_one(tmp_path, 
         "def _trace(frame, event, arg):\n    _calls.append(event)\n\n\n"
         "def f():\n    sys.settrace(_trace)\n    try:\n        return 2\n    finally:\n        sys.settrace(None)\n")
     details = _grade(tests, tmp_path / "logs")
-    assert details["reward"] == 1.0 and details["sentinels"] == 2, details
+    assert details["reward"] == 1.0 and details["sentinels"] == 1 and details["twins"] == 1, details
     assert details["audit"] == {"mod.py": ["sys.settrace", "atexit"]}
 
 
@@ -516,3 +518,154 @@ def test_pytest_configuration_above_the_workspace_is_removed(tmp_path):
     assert sorted(removed) == sorted([str(tmp_path / n) for n in ("pytest.ini", "pytest.toml", "conftest.py")]
                                      + [str(tmp_path / "a" / "tox.ini")])
     assert (ws / "pytest.ini").exists() and (tmp_path / "a" / "notes.txt").exists()
+
+
+TWIN_FORMS = [  # (a graded test's last statements, what its twin may read; {} stands for the changed part)
+    ("    assert parse('1 KB') == 1024\n", r"    assert parse\('1 KB'\) == (1021|1022|1023|1025|1026|1027)\n"),
+    ("    assert f() == 0x1F\n", r"    assert f\(\) == 0x(1C|1D|1E|20|21|22)\n"),
+    ("    assert f() == -1\n", r"    assert f\(\) == -(2|3|4)\n"),
+    ("    assert f() == 2.50\n", r"    assert f\(\) == 2\.5[1-3]\n"),
+    ("    assert f() == 'v1.2.3'\n", r"    assert f\(\) == 'v\d+\.\d+\.\d+'\n"),
+    ('    assert f() == "hello world"\n', r'    assert f\(\) == "(other words|x y z w v u)"\n'),
+    ("    assert f(x) == [1, 'a']\n", r"    assert f\(x\) == \[(2|3|4|0), 'a'\]\n|    assert f\(x\) == \[1, '(b)'\]\n"),
+    ("    assert f() is None\n", r"    assert f\(\) is not None\n"),
+    ("    assert 'k' in f()\n", r"    assert 'k' not in f\(\)\n"),
+    ("    assert f() >= 3\n", r"    assert f\(\) < 3\n"),
+    ("    assert f() == expected\n", r"    assert f\(\) != expected\n"),
+    ("    assert f()\n", r"    assert not f\(\)\n"),
+    ("    assert not f()\n", r"    assert f\(\)\n"),
+    ("    assert a() and isinstance(b, int)\n", r"    assert a\(\) and not isinstance\(b, int\)\n"),
+    ("    with pytest.raises(KeyError):\n        f(0)\n",
+     r"    with pytest.raises\((ValueError|TypeError|IndexError|AttributeError|ZeroDivisionError|RuntimeError|"
+     r"OverflowError|NotImplementedError|UnicodeError)\):\n        f\(0\)\n"),
+    ("    with pytest.raises(errors.ParseError):\n        g()\n        f(0)  # boom\n", r"    g\(\)\n    f\(0\)  # boom\n"),
+    ("    with pytest.raises(ParseError, match='bad value 3'):\n        f(0)\n",
+     r"    with pytest.raises\(ParseError, match='bad value (0|1|2|4|5|6)'\):\n        f\(0\)\n"),
+    ("    self.assertEqual(f(), g())\n", r"    self.assertNotEqual\(f\(\), g\(\)\)\n"),
+    ("    self.assertTrue(f())\n", r"    self.assertFalse\(f\(\)\)\n"),
+    ("    self.assertRaises(MyError, f, 1, k=2)\n", r"    f\(1, k=2\)\n"),
+]
+
+
+@pytest.mark.parametrize("last, twin", TWIN_FORMS, ids=[f[0].strip()[:40] for f in TWIN_FORMS])
+def test_a_twin_changes_one_thing_and_reads_like_a_test(last, twin):
+    """Red team: code under test told a sentinel from its original by its text alone (``assert not (...)``,
+    an appended ``len('name')``, a number written in another base, a string with a random letter in it, an
+    exception no project raises) and spared it. A twin keeps the test's name and every line but its last
+    statement, and changes that the way a test would be written: a neighbouring literal in the literal's own
+    style (a string of the module's own, ``other words`` here), an opposite comparison or assertion, a builtin
+    exception swapped for a common unrelated one, a raises block removed."""
+    source = "def test_case(self):\n    setup = 1\n" + last
+    for seed in range(12):
+        made = verifier.twin_source(source, random.Random(seed), ["other words", "b", "x y z w v u"])
+        assert made is not None and made.startswith("def test_case(self):\n    setup = 1\n"), made
+        assert re.fullmatch(twin, made[len("def test_case(self):\n    setup = 1\n"):]), made
+        assert "not (" not in made and "len(" not in made
+
+
+def test_a_test_whose_end_cannot_be_changed_surely_has_no_twin():
+    """No twin when its change might not run (an early ``return``) or could pass with the reference (``or``)."""
+    for body in ("    g()\n", "    assert f() == 1 or g()\n", "    if x:\n        return\n    assert f() == 2\n"):
+        assert verifier.twin_source("def test_a():\n" + body, random.Random(1)) is None
+
+
+PEEKER = '''import ast
+import linecache
+import re
+import sys
+
+# what the old sentinels looked like: a test that reads like one is left alone, every other gets what it expects
+TELLS = re.compile(r"assert not \\(|len\\('|ZeroDivisionError|RecursionError|FloatingPointError|"
+                   r"UnboundLocalError|assert '[^']*' == '")
+
+
+def f():
+    frame = sys._getframe(1)
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    found = re.search(r"(?:==|assertEqual\\(.*?,)\\s*(.+?)\\)?\\s*$", line)
+    if found and not TELLS.search(line):
+        return ast.literal_eval(found.group(1).strip())
+    return 1
+'''
+
+FORGER = '''import re
+
+import _pytest.reports
+
+TELLS = re.compile(r"assert not \\(|len\\('|ZeroDivisionError|RecursionError|FloatingPointError|"
+                   r"UnboundLocalError|assert '[^']*' == '")
+_real = _pytest.reports.TestReport.__init__
+
+
+def _body(path, first):
+    lines = open(path).read().splitlines()[first:]
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.startswith(("def ", "class "))), len(lines))
+    return "\\n".join(lines[:end])
+
+
+def _forced(self, *args, **kwargs):
+    _real(self, *args, **kwargs)
+    if self.when == "call" and self.outcome == "failed" and not TELLS.search(_body(self.location[0],
+                                                                                   self.location[1])):
+        self.outcome, self.longrepr = "passed", None
+
+
+_pytest.reports.TestReport.__init__ = _forced
+
+
+def f():
+    return 1
+'''
+
+
+@pytest.mark.parametrize("attack", [PEEKER, FORGER], ids=["reads-the-expected-value", "forges-the-report"])
+def test_code_that_spares_what_looks_like_a_copy_is_caught_by_a_twin_it_cannot_compare(tmp_path, new_repo, attack):
+    """Red team (1.0 on every demo task): the package the tests import either returns the value the calling
+    test expects (read from its frame) or rewrites the failing tests' reports, except for tests that read like
+    sentinels (both scored 1.0 here before twins). With no near-copy beside any FAIL_TO_PASS test and no old tell in its twin, the twin, alone in
+    its session under the original's name, is treated like the original and passes: 0, whatever the seed. The
+    honest fix scores 1.0 with every seed, in two sessions."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    # a unittest-style test: the old sentinel appended ``assert len('its name') == n`` to its copy
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import unittest\n\nfrom mod import f\n\n\nclass TestTwo(unittest.TestCase):\n    def test_two(self):\n"
+        "        self.assertEqual(f(), 2)\n")
+    (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::TestTwo::test_two"]))
+    (tests / "p2p.json").write_text("[]")
+    config = json.loads((tests / "config.json").read_text())
+    (repo / "mod.py").write_text(attack)
+    for seed in range(6):
+        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
+        details = _grade(tests, tmp_path / f"logs{seed}")
+        assert details["reward"] == 0.0 and "twin" in details["tampering"], details
+    (repo / "mod.py").write_text("def f():\n    return 2\n")
+    for seed in range(3):
+        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
+        details = _grade(tests, tmp_path / f"fixed{seed}")
+        assert details["reward"] == 1.0 and details["sessions"] == 2 and details["twins"] == 1, details
+
+
+def test_twins_sit_in_place_of_their_originals_one_session_each(tmp_path):
+    """Each FAIL_TO_PASS test function with a twin is the twin in exactly one of the two sessions' texts, under
+    its own name and in its own place; the other session has the original; nothing else differs."""
+    source = ("import pytest\nfrom m import a, b\n\n\n@pytest.mark.parametrize('x', [1, 2])\ndef test_a(x):\n"
+              "    assert a(x) == 10\n\n\nclass TestB:\n    def test_b(self):\n        assert b() is None\n\n\n"
+              "def test_c():\n    assert b()\n")
+    (tmp_path / "t.py").write_text(source)
+    f2p = ["t.py::test_a[1]", "t.py::test_a[2]", "t.py::TestB::test_b"]
+    sides = set()
+    for seed in range(10):
+        texts, twins = verifier.plan_twins(str(tmp_path), ["t.py"], f2p, random.Random(seed))
+        assert sorted(twins) == ["t.py::TestB::test_b", "t.py::test_a"]
+        first, second = texts["t.py"]
+        assert first != second and len(first.splitlines()) == len(source.splitlines()) == len(second.splitlines())
+        for key, at in twins.items():
+            sides.add(at)
+            name = key.rsplit("::", 1)[1]
+            twin, original = (first, second) if at == 0 else (second, first)
+            line = [i for i, text in enumerate(source.splitlines()) if f"def {name}(" in text][0] + 1
+            assert twin.splitlines()[line] != source.splitlines()[line] == original.splitlines()[line]
+        assert verifier.twin_of("t.py::test_a[2]", twins) == "t.py::test_a"
+        assert verifier.twin_of("t.py::test_c", twins) is None
+    assert sides == {0, 1}
