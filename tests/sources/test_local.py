@@ -75,3 +75,32 @@ def test_repo_ref_from_origin(new_repo):
 def test_merged_at_is_utc(demo_repo):
     assert all(p.merged_at.tzinfo == UTC for p in _prs(demo_repo))
     assert _prs(demo_repo)[0].merged_at > datetime(2025, 3, 1, tzinfo=UTC)
+
+
+def test_a_thin_merge_message_gets_the_pull_requests_own_commit_messages(new_repo):
+    """GitHub's merge button writes the PR's title and nothing of its description: the reasons are in the PR's
+    own commits. A body under 20 words gets their messages, oldest first, without trailers, fix-ups, merges of
+    the base branch or a subject equal to the title; a full body is left alone (a new user's PR #427 was
+    skipped as instruction_too_thin with its commits explaining the bug)."""
+    from tests.helpers.repos import git as g
+    repo = new_repo()
+    commit_files(repo, "init", {"a.py": "1\n"})
+    g(repo, "checkout", "-q", "-b", "fix")
+    commit_files(repo, "Handle empty input in parse\n\nparse('') raised IndexError; it should return None.\n\n"
+                 "Signed-off-by: Dev <dev@example.org>\n", {"a.py": "2\n"})
+    commit_files(repo, "fixup! Handle empty input in parse", {"a.py": "3\n"})
+    commit_files(repo, "Fix empty input", {"a.py": "4\n"})
+    commit_files(repo, "Add a changelog entry", {"CHANGES": "x\n"})
+    g(repo, "checkout", "-q", "main")
+    commit_files(repo, "main moves on", {"b.py": "1\n"})
+    g(repo, "merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #427 from dev/fix\n\nFix empty input")
+    g(repo, "checkout", "-q", "-b", "long")
+    commit_files(repo, "Some work", {"c.py": "1\n"})
+    g(repo, "checkout", "-q", "main")
+    long_body = " ".join(["word"] * 25)
+    g(repo, "merge", "-q", "--no-ff", "long", "-m", f"Merge pull request #428 from dev/long\n\nTitle\n\n{long_body}")
+    by_number = {p.number: p for p in _prs(repo)}
+    assert by_number[427].title == "Fix empty input"
+    assert by_number[427].body == ("Handle empty input in parse\n\nparse('') raised IndexError; it should return "
+                                   "None.\n\nAdd a changelog entry")
+    assert by_number[428].body == long_body
