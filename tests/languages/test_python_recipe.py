@@ -341,3 +341,32 @@ def test_requirements_files_that_pin_the_project_itself_are_installed_without_th
     other = new_repo()
     sha = commit_files(other, "init", {"pyproject.toml": '[project]\nname = "x"\n', "requirements/dev.txt": "xy\n"})
     assert len(detect_recipe(other, sha).commands) == 1
+
+
+def test_a_src_layout_that_is_not_installed_is_put_on_sys_path_by_a_path_file(new_repo, tmp_path):
+    """The grader runs pytest without the image's PYTHONPATH, and the rung with the build tools of a commit's era
+    uninstalls the project after installing its dependencies: a src layout was importable in neither (a new
+    user's run lost 4 candidates). The recipe ends by writing a path file into site-packages; run with a real
+    interpreter, it makes ``/workspace/src``'s packages importable from anywhere."""
+    import shlex
+    import sys
+
+    repo = new_repo()
+    sha = commit_files(repo, "init", {"requirements.txt": "attrs\n", "src/pkg/__init__.py": ""})
+    recipe = detect_recipe(repo, sha)
+    assert shlex.split(recipe.commands[-1])[:2] == ["python3", "-c"]
+    old = commit_files(repo, "old", {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n"},
+                       date="2016-01-01T00:00:00Z")
+    dated = detect_recipe(repo, old, plan={"python": "3.8", "dated_build_tools": True})
+    assert dated.commands[-2].startswith("uv pip uninstall --system pkg") and dated.commands[-1] == recipe.commands[-1]
+    assert not any("r2e_workspace_src" in c for c in detect_recipe(repo, old).commands)  # editable: no need
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    code = shlex.split(recipe.commands[-1])[2]
+    subprocess.run([str(venv / "bin" / "python"), "-c", code], check=True)
+    [pth] = list(venv.glob("lib/python*/site-packages/r2e_workspace_src.pth"))
+    assert pth.read_text() == "/workspace/src\n"
+    pth.write_text(f"{repo / 'src'}\n")  # the same file, pointed at this test's workspace
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", "import pkg; print(pkg.__file__)"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert found.stdout.strip() == str(repo / "src" / "pkg" / "__init__.py"), found.stderr

@@ -143,6 +143,13 @@ def test_needs(repo_path: str, commit: str) -> needs_mod.TestNeeds:
     return needs_mod.find(project_files(repo_path, commit))
 
 
+# The command that writes ``r2e_workspace_src.pth`` (``/workspace/src``) into the interpreter's site-packages: the
+# site module adds a path file's lines to sys.path at start-up (``site``'s documentation), which PYTHONPATH,
+# dropped by the grader (``graders.runtime_verifier.run_pytest``), cannot do.
+SRC_PATH_FILE = ("import site; open(site.getsitepackages()[0] + '/r2e_workspace_src.pth', 'w')"
+                 ".write('/workspace/src\\n')")
+
+
 def rungs(repo_path, commit: str, override: RepoEnvConfig | None = None) -> tuple[list[dict], str]:
     """The plans to try for ``commit``, in order (``MAX_PYTHONS`` Pythons); and why the first Python was chosen
     (the reason there is none when the list is empty: no Python 3.8-3.13 is allowed). Per Python: the plain
@@ -271,6 +278,10 @@ def detect_recipe(repo_path, base_commit: str, override: RepoEnvConfig | None = 
             shlex.join(["rm", "-f"] + [pin_free_path(p) for p in sorted(rewritten)])]
     if installable and not editable and name:
         commands.append(shlex.join(["uv", "pip", "uninstall", "--system", name]))
+    if any(f.startswith("src/") for f in pf.tree) and (not installable or not editable):
+        # a src layout that is not installed (editable) is importable from the workspace only through sys.path:
+        # the grader runs pytest without the image's PYTHONPATH, so a path file in site-packages puts it there
+        commands.append(shlex.join(["python3", "-c", SRC_PATH_FILE]))
     apt = tuple(override.apt_packages) if override else ()
     apt += tuple(a for a in (add.get("apt") or {}) if a not in apt)
     if override:
