@@ -621,14 +621,18 @@ RARE_EXCEPTIONS = ("ZeroDivisionError", "RecursionError", "FloatingPointError", 
 
 def _other_exception(expected, rng):
     """The name of an exception unrelated to the expected one (an ``ast`` node: a builtin's name or anything)."""
+    known = _builtin_exception(expected)
+    if known is not None:
+        return _unrelated_builtin(known, rng)
+    return rng.choice([n for n in RARE_EXCEPTIONS if getattr(expected, "id", getattr(expected, "attr", None)) != n])
+
+
+def _unrelated_builtin(known, rng):
+    """The name of a common builtin exception (``SWAP_EXCEPTIONS``) that is neither a base nor a subclass of the
+    builtin exception class ``known``, at random."""
     import builtins
-    known = getattr(builtins, expected.id, None) if isinstance(expected, ast.Name) else None
-    if isinstance(known, type) and issubclass(known, BaseException):
-        pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
-                and not issubclass(known, getattr(builtins, n))]
-    else:
-        pool = [n for n in RARE_EXCEPTIONS if getattr(expected, "id", getattr(expected, "attr", None)) != n]
-    return rng.choice(pool)
+    return rng.choice([n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
+                       and not issubclass(known, getattr(builtins, n))])
 
 
 def _returns(node):
@@ -1235,10 +1239,7 @@ def _raises_change(source, block, rng, vocabulary):
     if call.args:
         known = _builtin_exception(call.args[0])
         if known is not None:
-            import builtins
-            pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
-                    and not issubclass(known, getattr(builtins, n))]
-            return _span(call.args[0]), rng.choice(pool)
+            return _span(call.args[0]), _unrelated_builtin(known, rng)
     for keyword in call.keywords:
         if keyword.arg == "match" and isinstance(keyword.value, ast.Constant) and \
                 isinstance(keyword.value.value, str):
@@ -1266,10 +1267,7 @@ def _unittest_change(source, call, rng, vocabulary):
     if name == "assertRaises" and len(call.args) >= 2:
         known = _builtin_exception(call.args[0])
         if known is not None:
-            import builtins
-            pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
-                    and not issubclass(known, getattr(builtins, n))]
-            return _span(call.args[0]), rng.choice(pool)
+            return _span(call.args[0]), _unrelated_builtin(known, rng)
         parts = [_span_text(source, _span(a)) for a in call.args[2:]] + \
             [("%s=" % k.arg if k.arg else "**") + _span_text(source, _span(k.value)) for k in call.keywords]
         return _span(call), "%s(%s)" % (_span_text(source, _span(call.args[1])), ", ".join(parts))
