@@ -622,17 +622,20 @@ RARE_EXCEPTIONS = ("ZeroDivisionError", "RecursionError", "FloatingPointError", 
 def _other_exception(expected, rng):
     """The name of an exception unrelated to the expected one (an ``ast`` node: a builtin's name or anything)."""
     known = _builtin_exception(expected)
-    if known is not None:
-        return _unrelated_builtin(known, rng)
+    name = _unrelated_builtin(known, rng) if known is not None else None
+    if name is not None:
+        return name
     return rng.choice([n for n in RARE_EXCEPTIONS if getattr(expected, "id", getattr(expected, "attr", None)) != n])
 
 
 def _unrelated_builtin(known, rng):
     """The name of a common builtin exception (``SWAP_EXCEPTIONS``) that is neither a base nor a subclass of the
-    builtin exception class ``known``, at random."""
+    builtin exception class ``known``, at random; None when there is none (``Exception``, ``BaseException``:
+    every common one derives from it; a new user's task crashed the grader on an empty choice)."""
     import builtins
-    return rng.choice([n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
-                       and not issubclass(known, getattr(builtins, n))])
+    pool = [n for n in SWAP_EXCEPTIONS if not issubclass(getattr(builtins, n), known)
+            and not issubclass(known, getattr(builtins, n))]
+    return rng.choice(pool) if pool else None
 
 
 def _returns(node):
@@ -783,10 +786,18 @@ def _literal(node, value, source):
 
 def _def_gap(lines):
     """How many blank lines the file puts before a top-level ``def`` or ``class`` (its most common count; 2, PEP 8's,
-    when it has none), so that a planted test is laid out like the file's own."""
-    counts = {}
+    when it has none), so that a planted test is laid out like the file's own. A definition's first line is its
+    first decorator's (red team: a decorator over several lines read as a gap of 0, and a sentinel planted with
+    no blank line before the next test stood out)."""
+    counts, starts = {}, None
+    try:
+        tree = ast.parse("".join(lines))
+        starts = set(min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1 for node in tree.body
+                     if isinstance(node, _FUNCTION_NODES + (ast.ClassDef,)))
+    except SyntaxError:
+        pass
     for n, line in enumerate(lines):
-        if n and re.match(r"(def|class|async\s+def)\s", line):
+        if n and (n in starts if starts is not None else re.match(r"(def|class|async\s+def)\s", line)):
             blank = 0
             while n - blank - 1 >= 0 and not lines[n - blank - 1].strip():
                 blank += 1
@@ -894,6 +905,9 @@ def _sentinel_name(source, taken, rng):
     return "%s_%d" % (name, number)
 
 
+_RAISES_CANARY = "\0raises"  # plant_sentinels' pick for a raises block of its own
+
+
 def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
     """Plant sentinel tests (``sentinel_source``) in the test ``files`` (relative paths), each a copy of a test of
     its own file (``_test_functions``: module-level or a method of a class, decorators and parametrization kept)
@@ -904,7 +918,10 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
     ``MAX_TWINS`` in all): a runner changed to spare near-copies must still report each graded original as
     failing. Then up to ``count`` more: per file, one from a test that uses ``pytest.raises`` when there is one,
     and one from another test, preferring tests with a constant to perturb, the files of FAIL_TO_PASS tests
-    first. A file without such a test gets a failing check at its end. ``count`` 0 plants none. Returns their
+    first. A file without such a test gets a failing check at its end, and a file that imports pytest and uses
+    ``pytest.raises`` but has no such test to copy gets a raises block expecting ``KeyError`` around
+    ``int('...')`` at its end (a ``raises`` weakened in the code under test passes it). ``count`` 0 plants none.
+    Returns their
     node ids (``file::name`` or ``file::Class::name``; a parametrized copy reports ``id[case]`` ids:
     ``sentinel_cases``)."""
     if count <= 0:
@@ -937,6 +954,9 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
                     break
         if not picks:
             picks = [None]
+        if not any(k[1] == "raises" and k[0] in picks for k in kinds) and "pytest.raises" in source and \
+                re.search(r"^import pytest\b", source, re.M):
+            picks.append(_RAISES_CANARY)  # no PASS_TO_PASS raises block to copy: a runner's raises still checked
         for origin in picks:
             kind = "twin" if origin in twins else "other"
             if made[kind] >= (MAX_TWINS if kind == "twin" else count):
@@ -960,6 +980,10 @@ def plant_sentinels(workspace, files, count, rng, fail_to_pass=(), graded=None):
                     at, block = first - 1, text + "\n" + gap
                 else:  # after it: the file's gap, then the copy (the gap after it is the one that was there)
                     at, block = last, gap + text + "\n"
+            elif origin == _RAISES_CANARY:  # int('...') raises ValueError, never the KeyError expected
+                text = "def %s():\n    with pytest.raises(KeyError):\n        int(%r)" % (
+                    new_name, os.path.basename(rel)[:-3])
+                at, block = len(lines), gap + text + "\n"
             else:
                 stem = os.path.basename(rel)[:-3]
                 text = sentinel_source("def test_x():\n    assert %r == %r\n" % (stem, stem), new_name)
@@ -1233,13 +1257,11 @@ def _without_block(source, block):
 
 def _raises_change(source, block, rng, vocabulary):
     """The twin change of a last statement ``with pytest.raises(E, ...)`` (or unittest's ``assertRaises``): a
-    builtin ``E`` swapped for a common builtin unrelated to it (a runner changed to let a raises block swallow
-    anything passes it), a ``match`` pattern changed, else the block removed (``_without_block``)."""
+    ``match`` pattern changed, else the block removed (``_without_block``). ``E`` itself is never swapped for
+    another exception: red team, a correct fix raising a class derived from both the expected exception and the
+    one the old code raised (``class DivisionByZeroError(ValueError, ZeroDivisionError)``) passed a twin that
+    expected the old one, and a swapped exception read as a twin's (a builtin no such test expects)."""
     call = block.items[0].context_expr
-    if call.args:
-        known = _builtin_exception(call.args[0])
-        if known is not None:
-            return _span(call.args[0]), _unrelated_builtin(known, rng)
     for keyword in call.keywords:
         if keyword.arg == "match" and isinstance(keyword.value, ast.Constant) and \
                 isinstance(keyword.value.value, str):
@@ -1256,7 +1278,7 @@ def _call_name(call):
 def _unittest_change(source, call, rng, vocabulary):
     """The twin change of a last statement ``self.assertX(...)``: an equality's expected literal changed, else the
     assertion swapped for its opposite (``assertTrue`` / ``assertFalse``, ``assertIn`` / ``assertNotIn``, ...);
-    ``self.assertRaises(E, f, *args)`` with a builtin ``E`` expects an unrelated one, else becomes ``f(*args)``."""
+    ``self.assertRaises(E, f, *args)`` becomes ``f(*args)``."""
     name = call.func.attr
     if name in _UNITTEST_EQUAL:
         change = _other_value(source, call.args[1:2] + call.args[:1], rng, vocabulary)
@@ -1264,10 +1286,7 @@ def _unittest_change(source, call, rng, vocabulary):
             return change
     if name in _UNITTEST_INVERSE:
         return _span(call.func), _span_text(source, _span(call.func.value)) + "." + _UNITTEST_INVERSE[name]
-    if name == "assertRaises" and len(call.args) >= 2:
-        known = _builtin_exception(call.args[0])
-        if known is not None:
-            return _span(call.args[0]), _unrelated_builtin(known, rng)
+    if name == "assertRaises" and len(call.args) >= 2:  # the call alone: as for a raises block
         parts = [_span_text(source, _span(a)) for a in call.args[2:]] + \
             [("%s=" % k.arg if k.arg else "**") + _span_text(source, _span(k.value)) for k in call.keywords]
         return _span(call), "%s(%s)" % (_span_text(source, _span(call.args[1])), ", ".join(parts))
@@ -1280,7 +1299,7 @@ def twin_source(function_source, rng, vocabulary=()):
     reference solution and reads like a test of its own: an expected literal replaced by a neighbour written in
     the literal's style (a number moved by 1 to 3, a string's number moved or another string of the module,
     ``vocabulary``: ``_module_strings``), a comparison or unittest assertion turned into its opposite, a
-    ``not`` dropped or added, a builtin exception swapped for an unrelated common one, a raises block removed.
+    ``not`` dropped or added, a raises block's ``match`` pattern changed or the block removed.
     Only the last statement is changed, and only when nothing can end the test before it (``_returns``): a
     check that may not run, or clean-up after it, would let the twin pass or leave state behind. Returns the
     source, or None when the test has no such change (or Python lacks ``end_col_offset``, before 3.8)."""
@@ -1301,11 +1320,13 @@ def twin_source(function_source, rng, vocabulary=()):
     return None if change is None else _edit(function_source, change[0], change[1])
 
 
-def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS):
+def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularies=None):
     """Twins (``twin_source``) for up to ``limit`` FAIL_TO_PASS test functions of ``files`` (relative paths; the
     functions are drawn at random among those with a twin), each given a session at random in which it is the
     twin. Returns ``(texts, twins)``: ``texts`` ``{rel: (text of session 0, text of session 1)}`` for the files
-    holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``."""
+    holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``. ``vocabularies``: ``{rel:
+    _module_strings of the file}`` read before sentinels were planted (a twin's string must not be one that
+    only a sentinel holds: red team), else read now."""
     fail_to_pass = set(fail_to_pass)
     found = []
     for rel in sorted(set(files)):
@@ -1314,7 +1335,8 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS):
             continue
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             source = fh.read()
-        vocabulary = _module_strings(source)
+        vocabulary = (vocabularies or {}).get(rel)
+        vocabulary = _module_strings(source) if vocabulary is None else vocabulary
         for qual, body, first, last, indent, decorators in _test_functions(source):
             if _covers(fail_to_pass, rel + "::" + qual):
                 twin = twin_source(body, rng, vocabulary)
@@ -1590,7 +1612,7 @@ def score(outcomes, fail_to_pass, pass_to_pass, sentinels=()):
     return (1.0 if not missing and fail_to_pass else 0.0), details
 
 
-def end_session(runner_uid):
+def end_session(runner_uid, workspace=None):
     """After a test session (and before the first): every stray process killed (``env_guard.kill_strays``) and,
     in a task container with the grader as root, every process of the runner user too, and what it made in the
     shared writable folders removed (``remove_owned``), so that one session's tests leave nothing to the next's."""
@@ -1598,6 +1620,8 @@ def end_session(runner_uid):
     if runner_uid is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1":
         kill_uid(runner_uid)
         remove_owned(runner_uid)
+        if workspace:  # a folder the agent made world-writable there would carry notes across too (red team)
+            remove_owned(runner_uid, (workspace,))
 
 
 def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
@@ -1764,21 +1788,25 @@ def cmd_grade(args):
         count = config.get("sentinels", DEFAULT_SENTINELS)
         # sentinels copy PASS_TO_PASS tests only: a near-copy of a FAIL_TO_PASS test beside it would let the code
         # under test compare the two; a FAIL_TO_PASS test's own twin is in a session of its own (plan_twins)
+        vocabularies = dict((rel, _module_strings(read_regular(os.path.join(ws, rel), AUDIT_BYTES).decode(
+            "utf-8", "surrogateescape"))) for rel in grade_files(f2p) if read_regular(os.path.join(ws, rel),
+                                                                                      AUDIT_BYTES) is not None)
         sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=set(p2p))
-        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng) if count > 0 else ({}, {})
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies) if count > 0 \
+            else ({}, {})
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
         clock.mark("sentinels and locks")
         runs = []
-        end_session(_runner_uid(config))  # both sessions start alike: nothing of the runner user's is left
+        end_session(_runner_uid(config), ws)  # both sessions start alike: nothing of the runner user's is left
         for session in (0, 1):
             for rel, variants in sorted(texts.items()):
                 with open(os.path.join(ws, rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
                     fh.write(variants[session])
             code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
                                              config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
-            end_session(_runner_uid(config))  # nothing the tests started may outlive them (and rewrite the reward)
+            end_session(_runner_uid(config), ws)  # nothing the tests started may outlive them (and rewrite the reward)
             outcomes, errors, _ = collect(ws, junit, code, files, tail)
             _remove(junit)  # a session that writes no report must not read the last one's
             runs.append({"code": code, "seconds": seconds, "outcomes": outcomes, "errors": errors})

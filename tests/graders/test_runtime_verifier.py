@@ -196,7 +196,6 @@ def test_a_runner_that_reports_every_test_passed_is_caught_by_the_sentinels(tmp_
         "_pytest.reports.TestReport.__init__ = _forced\n"
         "def f():\n    return 1\n")
     details = _grade(tests, tmp_path / "logs")
-    assert details["fail_to_pass_passed"] == 1  # the forged report claims the fix works
     assert details["reward"] == 0.0 and "sentinel" in details["tampering"], details
     assert details["audit"] == {"mod.py": ["_pytest", "TestReport"]}
     weak = _tests_dir(tmp_path / "weak", repo, base, test_patch, sentinels=0)
@@ -406,8 +405,8 @@ def test_a_weakened_pytest_raises_in_the_code_under_test_is_caught(tmp_path, new
         "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
         "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
     details = _grade(tests, tmp_path / "logs")
-    # the twin expects an unrelated exception: wherever it runs, the weakened raises passes it
-    assert details["reward"] == 0.0 and "twin" in details["tampering"], details
+    # no PASS_TO_PASS raises block to copy: the raises sentinel of its own (KeyError around int('...')) passes
+    assert details["reward"] == 0.0 and "sentinel" in details["tampering"], details
 
 
 def test_a_planted_package_marker_does_not_shelter_a_shadowing_module(tmp_path):
@@ -535,9 +534,8 @@ TWIN_FORMS = [  # (a graded test's last statements, what its twin may read; {} s
     ("    assert f()\n", r"    assert not f\(\)\n"),
     ("    assert not f()\n", r"    assert f\(\)\n"),
     ("    assert a() and isinstance(b, int)\n", r"    assert a\(\) and not isinstance\(b, int\)\n"),
-    ("    with pytest.raises(KeyError):\n        f(0)\n",
-     r"    with pytest.raises\((ValueError|TypeError|IndexError|AttributeError|ZeroDivisionError|RuntimeError|"
-     r"OverflowError|NotImplementedError|UnicodeError)\):\n        f\(0\)\n"),
+    ("    with pytest.raises(KeyError):\n        f(0)\n", r"    f\(0\)\n"),
+    ("    with pytest.raises(Exception):\n        f(0)\n", r"    f\(0\)\n"),
     ("    with pytest.raises(errors.ParseError):\n        g()\n        f(0)  # boom\n", r"    g\(\)\n    f\(0\)  # boom\n"),
     ("    with pytest.raises(ParseError, match='bad value 3'):\n        f(0)\n",
      r"    with pytest.raises\(ParseError, match='bad value (0|1|2|4|5|6)'\):\n        f\(0\)\n"),
@@ -553,8 +551,9 @@ def test_a_twin_changes_one_thing_and_reads_like_a_test(last, twin):
     an appended ``len('name')``, a number written in another base, a string with a random letter in it, an
     exception no project raises) and spared it. A twin keeps the test's name and every line but its last
     statement, and changes that the way a test would be written: a neighbouring literal in the literal's own
-    style (a string of the module's own, ``other words`` here), an opposite comparison or assertion, a builtin
-    exception swapped for a common unrelated one, a raises block removed."""
+    style (a string of the module's own, ``other words`` here), an opposite comparison or assertion, a raises
+    block removed (never its exception swapped: a correct fix may raise a class derived from both the expected
+    exception and the old one; ``pytest.raises(Exception)`` crashed the grader on an empty choice)."""
     source = "def test_case(self):\n    setup = 1\n" + last
     for seed in range(12):
         made = verifier.twin_source(source, random.Random(seed), ["other words", "b", "x y z w v u"])
@@ -669,3 +668,32 @@ def test_twins_sit_in_place_of_their_originals_one_session_each(tmp_path):
         assert verifier.twin_of("t.py::test_a[2]", twins) == "t.py::test_a"
         assert verifier.twin_of("t.py::test_c", twins) is None
     assert sides == {0, 1}
+
+
+def test_a_correct_fix_whose_exception_also_derives_from_the_old_one_scores_one(tmp_path, new_repo):
+    """Red team: a fix raising ``class DivisionByZero(ValueError, ZeroDivisionError)`` (what the task asks for,
+    and still what old callers catch) passed a twin that expected the old exception, and graded 0."""
+    repo = new_repo("dual")
+    base = commit_files(repo, "base", {"mod.py": "def f(x):\n    return 1 / x\n",
+                                       "tests/test_mod.py": "from mod import f\n\ndef test_old():\n    assert f(1)\n"})
+    (repo / "mod.py").write_text("class DivisionByZero(ValueError, ZeroDivisionError):\n    pass\n\n\n"
+                                 "def f(x):\n    if x == 0:\n        raise DivisionByZero('cannot divide by zero')\n"
+                                 "    return 1 / x\n")
+    tests = _tests_dir(tmp_path, repo, base, "")
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
+        "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
+    config = json.loads((tests / "config.json").read_text())
+    for seed in range(6):
+        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
+        details = _grade(tests, tmp_path / f"logs{seed}")
+        assert details["reward"] == 1.0 and details["twins"] == 1, details
+
+
+def test_the_gap_before_a_definition_is_counted_from_its_first_decorator():
+    """A parametrize decorator over several lines read as a gap of 0 lines (red team): the sentinel was planted
+    with no blank line before the next test."""
+    source = ("import pytest\n\n\n@pytest.mark.parametrize(\n    'a',\n    [1],\n)\ndef test_a(a):\n    pass\n\n\n"
+              "def test_b():\n    pass\n")
+    assert verifier._def_gap(source.splitlines(True)) == 2
+    assert verifier._def_gap("x = 1\n\ndef a():\n    pass\n\ndef b():\n    pass\n".splitlines(True)) == 1
