@@ -11,6 +11,7 @@ overwritten without ``--force`` (``repo2rlenv restamp`` re-stamps it). Errors ar
 import dataclasses
 import hashlib
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from repo2env.bundles.hashing import bundle_hash
@@ -33,12 +34,26 @@ def _candidate_data(pipeline, candidate) -> str:
     return repr(candidate)
 
 
+@lru_cache(maxsize=1)
+def checks_digest() -> str:
+    """sha256 of what grades and attacks every task, as this install has it: the graders shipped in bundles
+    (``repo2env/graders/*.py``) and the templates (``test.sh``, the Dockerfiles, the probes). A new grader must
+    re-verify every task on the next run: a bundle kept with the old one would keep its weakness (the twins
+    that replaced near-copies left the demo's tasks "unchanged" under the grader a red team had beaten)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(list((root / "graders").glob("*.py")) + [p for p in (root / "templates").rglob("*")
+                                                                 if p.is_file()]):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def fingerprint(pipeline, candidate, options: GenerateOptions, repo: str | None = None) -> str:
     """``sha256:<hex>`` of everything that decides the candidate's task: its own data (shas, texts; the
     pipeline's ``candidate_fingerprint`` when it has one), the pipeline's name and version, and the options that
     shape a task (test runs, suite width, file limit, pipeline options, format, probes, the instruction floor
     and model, the repository's own entry of the environment config (``repo``: its ``owner/name``; the whole file
-    without it), the setup agent, the dataset name)."""
+    without it), the setup agent, the dataset name), and the graders and templates (``checks_digest``)."""
     entry = options.env_config.for_repo(repo) if repo is not None else options.env_config
     shaping = {"runs_before": options.runs_before, "runs_after": options.runs_after,
                "whole_suite": options.whole_suite, "max_source_files": options.max_source_files,
@@ -49,7 +64,7 @@ def fingerprint(pipeline, candidate, options: GenerateOptions, repo: str | None 
                "dataset_name": options.dataset_name,
                "setup_llm": options.setup_llm.name if options.setup_llm is not None else None}
     data = json.dumps({"pipeline": pipeline.name, "version": pipeline.version, "candidate": _candidate_data(
-        pipeline, candidate), "options": shaping}, sort_keys=True)
+        pipeline, candidate), "options": shaping, "checks": checks_digest()}, sort_keys=True)
     return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
