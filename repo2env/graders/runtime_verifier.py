@@ -1612,13 +1612,16 @@ def score(outcomes, fail_to_pass, pass_to_pass, sentinels=()):
     return (1.0 if not missing and fail_to_pass else 0.0), details
 
 
-def end_session(runner_uid, workspace=None):
+def end_session(runner_uid, workspace=None, clean=False):
     """After a test session (and before the first): every stray process killed (``env_guard.kill_strays``) and,
-    in a task container with the grader as root, every process of the runner user too, and what it made in the
-    shared writable folders removed (``remove_owned``), so that one session's tests leave nothing to the next's."""
+    in a task container with the grader as root, every process of the runner user too; with ``clean`` (once the
+    session's report is read), what it made in the shared writable folders and ``workspace`` removed too
+    (``remove_owned``), so that one session's tests leave nothing to the next's."""
     env_guard.kill_strays()
-    if runner_uid is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1":
+    root_here = runner_uid is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1"
+    if root_here:
         kill_uid(runner_uid)
+    if clean and root_here:
         remove_owned(runner_uid)
         if workspace:  # a folder the agent made world-writable there would carry notes across too (red team)
             remove_owned(runner_uid, (workspace,))
@@ -1799,15 +1802,16 @@ def cmd_grade(args):
         bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
         clock.mark("sentinels and locks")
         runs = []
-        end_session(_runner_uid(config), ws)  # both sessions start alike: nothing of the runner user's is left
+        end_session(_runner_uid(config), ws, clean=True)  # both sessions start alike
         for session in (0, 1):
             for rel, variants in sorted(texts.items()):
                 with open(os.path.join(ws, rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
                     fh.write(variants[session])
             code, seconds, tail = run_pytest(ws, files, junit, config.get("timeout_sec", 1800),
                                              config.get("pytest_plugins"), _runner_uid(config), bytecode=bytecode)
-            end_session(_runner_uid(config), ws)  # nothing the tests started may outlive them (and rewrite the reward)
+            end_session(_runner_uid(config))  # nothing the tests started may outlive them (and rewrite the reward)
             outcomes, errors, _ = collect(ws, junit, code, files, tail)
+            end_session(_runner_uid(config), ws, clean=True)  # read first: then what the runner user left goes
             _remove(junit)  # a session that writes no report must not read the last one's
             runs.append({"code": code, "seconds": seconds, "outcomes": outcomes, "errors": errors})
             if not texts or judge(runs, f2p, p2p, sentinels, twins)[0] is not None:
