@@ -353,7 +353,7 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     # which grades 0; the report file, write-only to the runner, cannot be rewritten at exit); the weak copy's
     # agent is root (_weak), so the standard library shadowed from the zip slot breaks it too
     assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "code_runner_flip",
-                      "stdlib_zip"} and report["status"] == "failed_controls"
+                      "code_spare_copies", "stdlib_zip"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 
