@@ -1791,9 +1791,11 @@ def cmd_grade(args):
         count = config.get("sentinels", DEFAULT_SENTINELS)
         # sentinels copy PASS_TO_PASS tests only: a near-copy of a FAIL_TO_PASS test beside it would let the code
         # under test compare the two; a FAIL_TO_PASS test's own twin is in a session of its own (plan_twins)
-        vocabularies = dict((rel, _module_strings(read_regular(os.path.join(ws, rel), AUDIT_BYTES).decode(
-            "utf-8", "surrogateescape"))) for rel in grade_files(f2p) if read_regular(os.path.join(ws, rel),
-                                                                                      AUDIT_BYTES) is not None)
+        vocabularies = {}
+        for rel in grade_files(f2p):
+            data = read_regular(os.path.join(ws, rel), AUDIT_BYTES)
+            if data is not None:
+                vocabularies[rel] = _module_strings(data.decode("utf-8", "surrogateescape"))
         sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=set(p2p))
         texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies) if count > 0 \
             else ({}, {})
