@@ -29,11 +29,13 @@ configuration and programs behind; the code under test is the agent's):
    The overlay holds, besides the test patch's files, the other files of their test folders as of the base commit
    (a package's ``__init__.py``, helpers, golden files: ``tasks.runtime.grading_overlay``). Test configuration
    files above the workspace, up to ``/``, are removed (pytest would read a ``/pytest.ini``).
-4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of PASS_TO_PASS tests,
+4. Sentinel tests are planted in the graded test files (``plant_sentinels``): copies of PASS_TO_PASS tests
+   (of functions with no FAIL_TO_PASS case),
    whose last statement expects something else, beside the original under a fresh name; they catch a runner
    changed across the board. FAIL_TO_PASS tests get twins instead (``plan_twins``): the same test under the
    same name, its last check changed so that it fails with the reference yet reads like a test
-   (``twin_source``), standing in its original's place in one of two test sessions (which one, at random per
+   (``twin_source``; a parametrized test's expected values changed in its table instead: ``data_twin``),
+   standing in its original's place in one of two test sessions (which one, at random per
    test); no copy of a FAIL_TO_PASS test is ever beside it. All of it chosen by ``config["sentinel_seed"]``
    (a hash that covers the gold patch: the same on every grading of the task, and unknowable to the code
    under test, which can rebuild the test patch from the files written in step 3; without it, fresh each
@@ -1171,9 +1173,37 @@ def _changed_constant(source, node, rng, vocabulary):
     return _span(node), text
 
 
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+               ast.Pow: lambda a, b: a ** b if abs(b) <= 64 and abs(a) < 1 << 64 else None,
+               ast.LShift: lambda a, b: a << b if 0 <= b <= 64 else None}
+
+
+def _arithmetic(node):
+    """The value of a constant arithmetic expression of numbers (``2 * 1024 * 1024``, ``1 << 20``, ``-1.5``),
+    or None when ``node`` is something else (or its value is out of reach: a division by zero, a huge power)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _arithmetic(node.operand)
+        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if left is None or right is None:
+            return None
+        try:
+            return _ARITHMETIC[type(node.op)](left, right)
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+    return None
+
+
 def _literal_leaves(node):
-    """The constants of a literal (a constant, a signed number, a tuple, list, set or dict of literals), or None
-    when ``node`` is not one."""
+    """The constants of a literal (a constant, a signed number, a constant arithmetic expression of numbers, a
+    tuple, list, set or dict of literals), or None when ``node`` is not one."""
+    if isinstance(node, ast.BinOp):
+        return [n for n in ast.walk(node) if isinstance(n, ast.Constant)] if _arithmetic(node) is not None \
+            else None
     if isinstance(node, ast.Constant):
         return [node] if isinstance(node.value, (bool, int, float, str, bytes)) else []
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
@@ -1192,15 +1222,42 @@ def _literal_leaves(node):
 
 
 def _other_value(source, sides, rng, vocabulary):
-    """A change of one constant of the literal among ``sides`` (the expected value of an equality check)."""
+    """A change of one constant of the literal among ``sides`` (the expected value of an equality check); in an
+    arithmetic expression, only a change of the expression's value (``0 * 5`` stays 0 whatever the 5)."""
     for side in sides:
         leaves = _literal_leaves(side)
         if leaves:
             for leaf in rng.sample(leaves, len(leaves)):
                 change = _changed_constant(source, leaf, rng, vocabulary)
-                if change is not None:
+                if change is not None and _changes_sum(side, leaf, change[1]):
                     return change
     return None
+
+
+def _changes_sum(side, leaf, text):
+    """Whether writing ``text`` for the constant ``leaf`` changes the value of ``side`` when that is an
+    arithmetic expression (``_arithmetic``); True for any other literal, whose leaves are its values."""
+    if not any(isinstance(n, ast.BinOp) for n in ast.walk(side)):
+        return True
+    before, kept = _literal_value(side), leaf.value
+    try:
+        leaf.value = ast.literal_eval(text)
+        after = _literal_value(side)
+    finally:
+        leaf.value = kept
+    return after is not None and before is not None and after != before
+
+
+def _literal_value(node):
+    """The value of a literal of ``_literal_leaves`` (as a tuple of parts for a container), or None."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        parts = (node.keys + node.values) if isinstance(node, ast.Dict) else node.elts
+        values = tuple(_literal_value(p) if p is not None else () for p in parts)
+        return None if any(v is None for v in values) else (type(node).__name__,) + values
+    if isinstance(node, ast.Constant):
+        return (type(node.value).__name__, node.value)
+    value = _arithmetic(node)
+    return None if value is None else ("number", value)
 
 
 def _false_of(source, expr, rng, vocabulary):
@@ -1296,7 +1353,8 @@ def _unittest_change(source, call, rng, vocabulary):
 def twin_source(function_source, rng, vocabulary=()):
     """The twin of a graded test function (``function_source``: its ``def`` and body, dedented; decorators apart):
     the same text, name included, but for one change in its last statement that makes it fail with the
-    reference solution and reads like a test of its own: an expected literal replaced by a neighbour written in
+    reference solution and reads like a test of its own: an expected literal (``2 * 1024`` too, when its value
+    changes) replaced by a neighbour written in
     the literal's style (a number moved by 1 to 3, a string's number moved or another string of the module,
     ``vocabulary``: ``_module_strings``), a comparison or unittest assertion turned into its opposite, a
     ``not`` dropped or added, a raises block's ``match`` pattern changed or the block removed.
@@ -1320,6 +1378,102 @@ def twin_source(function_source, rng, vocabulary=()):
     return None if change is None else _edit(function_source, change[0], change[1])
 
 
+def _argnames(node):
+    """The argument names of a ``parametrize`` call's first argument (``"a, b"`` or ``("a", "b")``), or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [name.strip() for name in node.value.split(",") if name.strip()]
+    if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                                       for e in node.elts):
+        return [e.value for e in node.elts]
+    return None
+
+
+def _expected_name(func):
+    """The name of the expected value of ``func``'s last statement when that is ``assert <x> == <name>`` (either
+    side) or ``self.assertEqual(<x>, <name>)`` and the name is a parameter used nowhere else in the function, or
+    None. Nothing can end the test before that statement (``_returns``), and the other side is no approximation
+    (``approx``, ``isclose``: a neighbouring value could still compare equal)."""
+    if not func.body or _returns(func):
+        return None
+    last = func.body[-1]
+    sides = None
+    if isinstance(last, ast.Assert) and isinstance(last.test, ast.Compare) and len(last.test.ops) == 1 and \
+            isinstance(last.test.ops[0], ast.Eq):
+        sides = [last.test.left, last.test.comparators[0]]
+    elif isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+            isinstance(last.value.func, ast.Attribute) and last.value.func.attr in _UNITTEST_EQUAL and \
+            len(last.value.args) == 2 and not last.value.keywords:
+        sides = list(last.value.args)
+    if sides is None:
+        return None
+    params = set(a.arg for a in func.args.args + getattr(func.args, "kwonlyargs", []))
+    for name, other in ((sides[1], sides[0]), (sides[0], sides[1])):
+        if isinstance(name, ast.Name) and name.id in params and not any(
+                isinstance(n, ast.Name) and n.id in ("approx", "isclose") or
+                isinstance(n, ast.Attribute) and n.attr in ("approx", "isclose") for n in ast.walk(other)):
+            uses = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name.id]
+            if len(uses) == 1:
+                return name.id
+    return None
+
+
+def _case_value(row, at, width):
+    """The value a ``parametrize`` row gives the argument at index ``at`` of ``width``: the row itself for one
+    argument, its element in a tuple or list, a ``pytest.param``'s positional argument (None when the param
+    carries ``marks``: a skipped or xfail case does not fail as a twin must)."""
+    if isinstance(row, ast.Call) and _call_name(row) == "param":
+        if any(k.arg == "marks" for k in row.keywords) or len(row.args) != width:
+            return None
+        return row.args[at]
+    if width == 1:
+        return row
+    if isinstance(row, (ast.Tuple, ast.List)) and len(row.elts) == width:
+        return row.elts[at]
+    return None
+
+
+def data_twin(decorators, function_source, rng, vocabulary=()):
+    """The twin of a parametrized test in its data (red team: code under test that reads the expected value from
+    the calling frame spared a twin whose check read ``!=``, a comparison few tests make): when the test ends
+    with ``assert <x> == expected`` (``_expected_name``) and ``expected`` is given by a ``pytest.mark.parametrize``
+    whose cases are all literals, every case's expected literal is changed as ``twin_source`` changes one
+    (``_other_value``: a neighbour in the literal's own style), so the test's every line reads as written and
+    each case fails with the reference. ``decorators``: the function's decorator lines, dedented (as
+    ``_test_functions`` gives them); ``function_source``: its ``def`` and body. Returns the new decorator text,
+    or None when a case cannot be changed (a name, a call, a case with ``marks``, ``indirect`` arguments,
+    argument values not written in place) or nothing parametrizes the expected value."""
+    func = _parsed_function(function_source)
+    name = _expected_name(func) if func is not None and hasattr(func, "end_lineno") else None
+    if name is None or not decorators.strip():
+        return None
+    source = decorators + "def _twin_():\n    pass\n"
+    try:
+        stub = ast.parse(source).body[0]
+    except SyntaxError:
+        return None
+    for decorator in stub.decorator_list:
+        if not isinstance(decorator, ast.Call) or _call_name(decorator) != "parametrize":
+            continue
+        given = dict((k.arg, k.value) for k in decorator.keywords)
+        names = _argnames(decorator.args[0] if decorator.args else given.get("argnames"))
+        values = decorator.args[1] if len(decorator.args) > 1 else given.get("argvalues")
+        if not names or name not in names:
+            continue
+        if "indirect" in given or not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
+            return None
+        changes = []
+        for row in values.elts:
+            value = _case_value(row, names.index(name), len(names))
+            change = None if value is None else _other_value(source, [value], rng, vocabulary)
+            if change is None:
+                return None
+            changes.append(change)
+        for span, text in sorted(changes, reverse=True):
+            source = _edit(source, span, text)
+        return source[:len(source) - len("def _twin_():\n    pass\n")]
+    return None
+
+
 def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularies=None):
     """Twins (``twin_source``) for up to ``limit`` FAIL_TO_PASS test functions of ``files`` (relative paths; the
     functions are drawn at random among those with a twin), each given a session at random in which it is the
@@ -1339,10 +1493,11 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
         vocabulary = _module_strings(source) if vocabulary is None else vocabulary
         for qual, body, first, last, indent, decorators in _test_functions(source):
             if _covers(fail_to_pass, rel + "::" + qual):
-                twin = twin_source(body, rng, vocabulary)
+                data = data_twin(decorators, body, rng, vocabulary)
+                twin = (data + body) if data is not None else twin_source(body, rng, vocabulary)
                 if twin is not None:
-                    block = "".join(indent + line if line.strip() else line
-                                    for line in (decorators + twin).splitlines(True))
+                    twin = twin if data is not None else decorators + twin
+                    block = "".join(indent + line if line.strip() else line for line in twin.splitlines(True))
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
     texts, twins = {}, {}
@@ -1796,7 +1951,11 @@ def cmd_grade(args):
             data = read_regular(os.path.join(ws, rel), AUDIT_BYTES)
             if data is not None:
                 vocabularies[rel] = _module_strings(data.decode("utf-8", "surrogateescape"))
-        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=set(p2p))
+        # nor a PASS_TO_PASS case of a function with FAIL_TO_PASS cases: its copy would keep the parametrize
+        # table that the function's data twin changes (data_twin), a difference to compare
+        twinned = set(t.split("[", 1)[0] for t in f2p)
+        copied = set(t for t in p2p if t.split("[", 1)[0] not in twinned)
+        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=copied)
         texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies) if count > 0 \
             else ({}, {})
         folder, junit = _junit_dir()
