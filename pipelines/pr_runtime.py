@@ -16,8 +16,10 @@ from repo2env.pipeline import (
     RepoRef,
     RuntimeSpec,
     Skip,
+    SkipReason,
     build_runtime_task,
     category_of,
+    is_bot_author,
     parse_pipeline_opts,
     split_at,
     static_skip_reason,
@@ -44,8 +46,11 @@ class PrRuntimePipeline(PullRequestPipeline):
         return self.plan_prs(source, options)
 
     def screen(self, repo: RepoRef, pr: PullRequest, options: GenerateOptions) -> Skip | None:
-        """The cheap filters (no Docker): revert or release titles, docs/CI-only changes, no test change, too
-        many source files."""
+        """The cheap filters (no Docker): a bot's PR (unless ``--include-bots``: a local clone's merge commits
+        carry no account type, its author is matched as commit_runtime's is), revert or release titles,
+        docs/CI-only changes, no test change, too many source files."""
+        if not options.pr_filters.include_bots and is_bot_author(pr.author):
+            return Skip(SkipReason.BOT_AUTHOR, pr.author)
         split = split_at(repo, pr.base_commit, pr.head_commit)
         reason = static_skip_reason(pr.title, split, max_source_files=options.max_source_files)
         return Skip(reason) if reason is not None else None

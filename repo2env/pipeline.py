@@ -21,6 +21,7 @@ from repo2env.changes.commit_filters import (
     CommitFilterConfig,
     category_of,
     change_skip_reason,
+    is_bot_author,
     message_skip_reason,
     strip_type,
 )
@@ -75,7 +76,8 @@ __all__ = [
     "parse_pipeline_opts", "choice", "existing_file", "flag", "integer", "share", "some_of", "whole_number", "words",
     # sources and changes
     "open_source", "open_repo", "list_commits", "resolve_commit", "split_at", "static_skip_reason",
-    "CommitFilterConfig", "category_of", "change_skip_reason", "message_skip_reason", "strip_type",
+    "CommitFilterConfig", "category_of", "change_skip_reason", "is_bot_author", "message_skip_reason",
+    "strip_type",
     # kits
     "PullRequestPipeline", "plan_pull_requests", "RuntimeSpec", "build_runtime_task", "DiffSettings",
     "DEFAULT_DIFF_WEIGHTS", "build_diff_task", "screen_diff_task", "parse_diff_weights", "FunctionCandidate", "GATE_BOXES",

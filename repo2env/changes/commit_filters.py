@@ -58,12 +58,18 @@ def strip_type(subject: str) -> str:
     return subject.strip()[m.end():] if m else subject
 
 
+def is_bot_author(author: str, patterns: tuple[str, ...] = DEFAULT_BOTS) -> bool:
+    """Whether ``author`` (a git ``Name <email>`` or a GitHub login) is a bot's: it holds one of ``patterns``
+    (substrings, case-insensitive; ``DEFAULT_BOTS``: GitHub's ``[bot]`` suffix and the usual update services)."""
+    author = author.lower()
+    return any(pattern.lower() in author for pattern in patterns)
+
+
 def message_skip_reason(commit: CommitCandidate, config: CommitFilterConfig) -> SkipReason | None:
     """Reasons that need only the commit's metadata, in order: merge, bot, too short, not a fix type, no signal."""
     if commit.merge:
         return SkipReason.MERGE_COMMIT
-    author = commit.author.lower()
-    if any(pattern.lower() in author for pattern in config.exclude_authors):
+    if is_bot_author(commit.author, config.exclude_authors):
         return SkipReason.BOT_AUTHOR
     if sum(ch.isalnum() for ch in commit.subject) < config.min_subject_chars:
         return SkipReason.MESSAGE_TOO_SHORT

@@ -71,6 +71,29 @@ def graded_outcome(raw: bytes | None) -> dict | None:
     return {**{key: details[key] for key in OUTCOME_KEYS}, "tampering": details.get("tampering")}
 
 
+def grading_note(raw: bytes | None, limit: int = 300) -> str | None:
+    """Why a grading gave less than 1.0, from the bytes of its ``reward-details.json``, in one line of at most
+    ``limit`` characters: ``grader error: <type: message>`` (the grader stopped: a crash, changed inputs),
+    ``tampering: <what>``, or ``not passed: <ids>`` (the graded tests that did not pass, the first three and how
+    many more). None for a reward of 1.0 or no readable record (then nothing is known to tell)."""
+    try:
+        details = json.loads(raw or b"")
+    except ValueError:
+        return None
+    if not isinstance(details, dict) or details.get("reward") == 1.0:
+        return None
+    if details.get("error"):
+        note = f"grader error: {details['error']}"
+    elif details.get("tampering"):
+        note = f"tampering: {details['tampering']}"
+    elif details.get("not_passed"):
+        ids = list(details["not_passed"])
+        note = "not passed: " + ", ".join(ids[:3]) + (f" (+{len(ids) - 3} more)" if len(ids) > 3 else "")
+    else:
+        return None
+    return note if len(note) <= limit else note[:limit - 1] + "…"
+
+
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
                 verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None,
                 folders: dict | None = None) -> ControlResult:
@@ -89,10 +112,12 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec,
                          user=agent_user(read_task_toml(bundle)))
             raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
-            outcome = graded_outcome(box.read_file("/logs/verifier/reward-details.json")) if name == "nop" else None
+            details = box.read_file("/logs/verifier/reward-details.json")
+            outcome = graded_outcome(details) if name == "nop" else None
+            why = grading_note(details)
             artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
                              f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
-                             f"{transcript}")
+                             + (f"# {why}\n" if why else "") + transcript)
     except docker.errors.DockerException as exc:
         return ControlResult(name=name, expected=expected, reward=None, error=str(exc)[:300],
                              seconds=(datetime.now(UTC) - start).total_seconds())
@@ -101,7 +126,7 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
         reward = float((raw or b"").decode().strip())
     except ValueError:
         error = "no numeric reward in /logs/verifier/reward.txt"
-    return ControlResult(name=name, expected=expected, reward=reward, error=error, outcome=outcome,
+    return ControlResult(name=name, expected=expected, reward=reward, error=error, outcome=outcome, why=why,
                          seconds=round((datetime.now(UTC) - start).total_seconds(), 3))
 
 
@@ -123,6 +148,19 @@ def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
             calls = [lambda n=name: run_control(client, bundle, image, n, expected[n],
                                                 verifier_timeout_sec=verifier_timeout_sec) for name in CONTROLS]
         return concurrency.run_all(calls, workers)
+
+
+def failure_detail(results: list[ControlResult]) -> str | None:
+    """One line for a ledger or report on why the controls failed: each control that missed its expected reward,
+    with its reward and what the grader said (``ControlResult.why``), e.g. ``oracle 0.0 (expected 1.0): grader
+    error: IndexError: ...``. None when every control met its mark."""
+    parts = []
+    for r in results:
+        if r.error:
+            parts.append(f"{r.name}: {r.error}")
+        elif not r.ok:
+            parts.append(f"{r.name} {r.reward} (expected {r.expected})" + (f": {r.why}" if r.why else ""))
+    return "; ".join(parts) or None
 
 
 def evaluation_from(results: list[ControlResult], bundle_hash: str,

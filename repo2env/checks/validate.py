@@ -215,7 +215,7 @@ def run_report(client, report: TaskReport, *, label: Path | None, probes: bool =
     original for --in-place, a copy for --out) when given. ``workers``: its container runs side by side
     (``core.concurrency``)."""
     from repo2env.bundles.task_toml import set_labels
-    from repo2env.checks.controls import evaluation_from, run_controls  # Docker only when --run
+    from repo2env.checks.controls import evaluation_from, failure_detail, run_controls  # Docker only with --run
 
     task = Path(report.path)
     config = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))
@@ -227,8 +227,7 @@ def run_report(client, report: TaskReport, *, label: Path | None, probes: bool =
     evaluation, reason = evaluation_from(results, report.bundle_hash, stage="validation")
     report.controls = {r.name: {"reward": r.reward, "expected": r.expected, "error": r.error} for r in results}
     if reason is not None:
-        report.error("controls", f"{reason.value}: " + ", ".join(
-            f"{r.name} {r.reward if r.error is None else r.error}" for r in results))
+        report.error("controls", f"{reason.value}: {failure_detail(results)}")
     elif probes:
         from repo2env.checks.probes import with_probes
 

@@ -223,7 +223,8 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
 @click.option("--max-source-files", type=click.IntRange(min=1), default=10, show_default=True, panel=SELECT,
               help="Skip PRs whose gold patch touches more non-test, non-docs files.")
 @click.option("--include-drafts", is_flag=True, panel=GITHUB, help="Keep draft PRs.")
-@click.option("--include-bots", is_flag=True, panel=GITHUB, help="Keep PRs by bot accounts (e.g. dependabot[bot]).")
+@click.option("--include-bots", is_flag=True, panel=SELECT, help="Keep PRs by bots (GitHub: a bot account; a local "
+              "clone: an author such as dependabot, renovate or pre-commit-ci).")
 @click.option("--label", "labels", multiple=True, panel=GITHUB, help="Only PRs carrying this label (repeatable: all).")
 @click.option("--exclude-label", "exclude_labels", multiple=True, panel=GITHUB,
               help="Leave out PRs carrying this label.")

@@ -157,7 +157,9 @@ class TestSelection(Record):
 class ControlResult(Record):
     """One control run of a bundle (``oracle`` applies solution/, ``nop`` does nothing) and its reward.
     ``outcome``: what the grader saw in a nop (``checks.controls.graded_outcome``; probes compare with it), None
-    when it is not known or not read (the oracle's)."""
+    when it is not known or not read (the oracle's). ``why``: what the grader said of a reward that is not 1.0
+    (``checks.controls.grading_note``: its error, the tampering it saw, the graded tests that did not pass).
+    """
 
     name: Literal["oracle", "nop"]
     expected: float
@@ -165,6 +167,7 @@ class ControlResult(Record):
     seconds: float
     error: str | None = None
     outcome: dict | None = None
+    why: str | None = None
 
     @property
     def ok(self) -> bool:

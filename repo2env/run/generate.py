@@ -30,7 +30,7 @@ from repo2env.bundles import layout13
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.stage import remove_tree, staging_root
 from repo2env.bundles.task_toml import set_labels, set_task_name
-from repo2env.checks.controls import evaluation_from, run_controls
+from repo2env.checks.controls import evaluation_from, failure_detail, run_controls
 from repo2env.checks.probes import with_probes
 from repo2env.core import artefacts, concurrency, locks, timings
 from repo2env.core.concurrency import default_workers
@@ -130,9 +130,11 @@ def logs_root(out_dir: Path) -> Path:
     return out_dir.parent / (out_dir.name + ".logs")
 
 
-def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) -> tuple[str, str | None, str]:
+def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter
+            ) -> tuple[str, str | None, str, str | None]:
     """Convert a draft to the requested format, run its controls, label it and publish it.
-    Returns (status, reason, bundle_hash)."""
+    Returns (status, reason, bundle_hash, detail): ``detail`` says why the controls failed
+    (``checks.controls.failure_detail``), None otherwise."""
     bundle, out_dir = draft.stage.root, options.out
     try:
         schema = layout13.SEPARATE_FORMATS.get(options.format)
@@ -161,9 +163,9 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter) 
         raise
     if reason is None:
         draft.stage.publish(out_dir / draft.task_id)
-        return "verified", None, digest
+        return "verified", None, digest, None
     draft.stage.publish(rejected_root(out_dir) / draft.task_id)
-    return "rejected", reason, digest
+    return "rejected", reason, digest, failure_detail(results)
 
 
 def _check_not_a_file(out: Path) -> None:
@@ -394,7 +396,8 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
             if isinstance(result, Skip):
                 outcome.status, outcome.reason, outcome.detail = "skipped", result.reason.value, result.detail
             else:
-                outcome.status, outcome.reason, outcome.bundle_hash = _finish(client, result, options, reporter)
+                outcome.status, outcome.reason, outcome.bundle_hash, outcome.detail = _finish(
+                    client, result, options, reporter)
                 outcome.test_seconds = result.test_seconds
         except (DockerUnavailable, FatalSourceError):
             raise
@@ -423,7 +426,9 @@ def _run(pipeline, plan, client, options: GenerateOptions, reporter: Reporter, s
         def record(got: CandidateOutcome, candidate) -> None:
             _record(pipeline, plan, candidate, got, options, state, run_id, ledger_file, summary)
             built[got.status] += 1
-            reporter.outcome(got.key, got.status, got.reason)
+            # a rejection says why the controls failed (a grader error, tampering, the tests that did not pass)
+            reporter.outcome(got.key, got.status, f"{got.reason}: {got.detail}" if got.status == "rejected"
+                             and got.detail else got.reason)
 
         todo = [(i, c) for i, c in enumerate(plan.candidates)
                 if not _unchanged(pipeline, plan, i, c, options, reporter, state, summary)]

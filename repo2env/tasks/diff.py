@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from repo2env import graders, languages
 from repo2env.bundles.stage import BundleStage
-from repo2env.changes.commit_filters import category_of
+from repo2env.changes.commit_filters import category_of, is_bot_author
 from repo2env.changes.filters import diff_skip_reason
 from repo2env.changes.patches import touched_symbols
 from repo2env.core import gitrepo, templates
@@ -61,7 +61,10 @@ class DiffSettings:
 
 
 def screen_diff_task(repo: RepoRef, pr: PullRequest, options, settings: DiffSettings) -> Skip | None:
-    """The cheap filters of a pr_diff candidate (``diff_skip_reason``), without Docker."""
+    """The cheap filters of a pr_diff candidate (a bot's PR unless ``--include-bots``, ``diff_skip_reason``),
+    without Docker."""
+    if not options.pr_filters.include_bots and is_bot_author(pr.author):
+        return Skip(SkipReason.BOT_AUTHOR, pr.author)
     split = split_at(repo, pr.base_commit, pr.head_commit)
     reason = diff_skip_reason(pr.title, split, max_files=options.max_source_files,
                               min_changed_lines=settings.min_lines)

@@ -59,6 +59,37 @@ def test_dry_run_plans_and_filters_without_docker_and_writes_nothing(demo_repo, 
     assert code == 0 and "acme__calc-2" in out and "docs_ci_only" in out and "4 would run, 1 skip" in out
 
 
+def test_a_bots_pull_request_in_a_local_clone_is_skipped_without_docker(demo_repo, tmp_path, capsys):
+    """humanize's ``[pre-commit.ci] pre-commit autoupdate`` (author ``pre-commit-ci[bot]``) built an image and ran
+    the tests before it was skipped: a local merge commit carries no account type, so its PR's author (the merged
+    branch's) is matched as commit_runtime matches commit authors; ``--include-bots`` keeps it."""
+    import shutil
+    import subprocess
+
+    repo = tmp_path / "calc"
+    shutil.copytree(demo_repo, repo)
+
+    def git(*args, **env):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **env})
+    bot = {"GIT_AUTHOR_NAME": "pre-commit-ci[bot]", "GIT_AUTHOR_EMAIL": "66853113+pre-commit-ci[bot]@users.noreply"
+           ".github.com", "GIT_COMMITTER_NAME": "bot", "GIT_COMMITTER_EMAIL": "bot@example.com"}
+    git("checkout", "-q", "-b", "pre-commit-ci-update-config")
+    (repo / "calc" / "sizes.py").write_text((repo / "calc" / "sizes.py").read_text() + "\n")
+    (repo / "tests" / "test_sizes.py").write_text((repo / "tests" / "test_sizes.py").read_text() + "\n")
+    git("commit", "-qam", "[pre-commit.ci] auto fixes", **bot)
+    git("checkout", "-q", "main")
+    git("merge", "-q", "--no-ff", "-m", "Merge pull request #6 from acme/pre-commit-ci-update-config\n\n"
+        "[pre-commit.ci] pre-commit autoupdate", "pre-commit-ci-update-config",
+        GIT_AUTHOR_NAME="Maintainer", GIT_AUTHOR_EMAIL="m@example.com", GIT_COMMITTER_NAME="Maintainer",
+        GIT_COMMITTER_EMAIL="m@example.com")
+    for flags, verdict in (((), ("skip", "bot_author")), (("--include-bots",), ("would run", "not run before"))):
+        code, out, err = run(capsys, "generate", "--pipeline", "pr_runtime", str(repo), "--out", str(tmp_path / "o"),
+                             "--dry-run", "--json", "--pr", "6", *flags)
+        assert code == 0, err
+        assert [(r["key"], r["verdict"], r["reason"]) for r in json.loads(out)["candidates"]] == [("pr#6", *verdict)]
+
+
 def test_pipelines_verbose_lists_options_and_reason_codes(capsys):
     code, out, _ = run(capsys, "pipelines", "--verbose")
     assert code == 0

@@ -13,7 +13,7 @@ import pytest
 
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
-from repo2env.checks.controls import evaluation_from, run_controls
+from repo2env.checks.controls import evaluation_from, failure_detail, run_controls
 from repo2env.core.outcomes import SkipReason
 from repo2env.environment.containers import LABEL, RUN_ID, TaskContainer
 from repo2env.environment.images import environment_image
@@ -131,6 +131,13 @@ def test_sabotaged_oracle_is_rejected(generated, docker_client, tmp_path):
     assert [(r.name, r.reward) for r in results] == [("oracle", 0.0), ("nop", 0.0)]
     evaluation, reason = evaluation_from(results, bundle_hash(bundle))
     assert reason is SkipReason.ORACLE_FAILED and evaluation.status == "failed_controls"
+    # the rejection says why (humanize-273 was "oracle_failed" with no detail while the grader had crashed)
+    f2p = json.loads((bundle / "tests" / "f2p.json").read_text())
+    assert failure_detail(results) == "oracle 0.0 (expected 1.0): not passed: " + ", ".join(sorted(f2p))
+    (bundle / "tests" / "f2p.json").write_text(json.dumps(f2p + ["tests/test_x.py::test_y"]))  # not its inputs
+    results = run_controls(docker_client, bundle, "broken-2", verifier_timeout_sec=120)
+    assert failure_detail(results).startswith("oracle 0.0 (expected 1.0): grader error: RuntimeError: the grading "
+                                              "inputs in /tests are not the ones"), failure_detail(results)
 
 
 def test_failed_environment_build_is_recorded_and_the_run_goes_on(docker_client, demo_repo, tmp_path):
