@@ -68,3 +68,38 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
     return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors),
                    collection_messages=messages, skip_messages=skips, error_messages=errors,
                    failure_details=failures, exit_code=code, seconds=round(seconds, 3))
+
+
+def _common(messages: list[str], limit: int = 100) -> str:
+    """The most common of ``messages``, as one line of at most ``limit`` characters: a pytest error's ``E`` line
+    when it has one (``fixture 'benchmark' not found``), else its first line, without the ``/path.py:12:``
+    location pytest repeats after a skip reason."""
+    def line(text: str) -> str:
+        found = next((ln.strip()[1:].strip() for ln in text.splitlines() if ln.strip().startswith("E ")), None)
+        first = (found or text.strip().splitlines()[0] if text.strip() else "").strip()
+        first = first.split(" /", 1)[0] if " /" in first and ".py:" in first else first
+        return first if len(first) <= limit else first[:limit - 1] + "…"
+    counts: dict[str, int] = {}
+    for text in messages:
+        key = line(text)
+        counts[key] = counts.get(key, 0) + 1
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else ""
+
+
+def idle_tests(run: TestRun) -> str | None:
+    """What kept a run's tests from running, for a skip that found nothing failing: ``"60 of 66 tests skipped
+    ('Generate .mo with ...'); 15 errors ('fixture 'benchmark' not found')"``, the most common reason of each
+    in brackets; None when every test ran (passed or failed). A FAIL_TO_PASS test needs to run both before and
+    after the fix, so an environment that skips or errors them hides it (humanize's translations: 60 of 66
+    skipped for want of compiled ``.mo`` files, the summary saying the environment was fine)."""
+    total = len(run.outcomes)
+    skipped = [k for k, v in run.outcomes.items() if v == "skipped"]
+    errors = [k for k, v in run.outcomes.items() if v == "error"]
+    parts = []
+    if skipped:
+        why = _common([run.skip_messages[k] for k in skipped if k in run.skip_messages])
+        parts.append(f"{len(skipped)} of {total} tests skipped" + (f" ({why!r})" if why else ""))
+    if errors:
+        why = _common([run.failure_details.get(k) or run.error_messages.get(k, "") for k in errors])
+        parts.append(f"{len(errors)} of {total} tests errored" + (f" ({why!r})" if why else ""))
+    return "; ".join(parts) or None

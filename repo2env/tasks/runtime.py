@@ -31,7 +31,7 @@ from repo2env.environment.ladder import EnvironmentSearch
 from repo2env.environment.selection import select_tests
 from repo2env.environment.egress import bundle_hosts
 from repo2env.environment.task_image import TaskImage, stage_environment
-from repo2env.environment.testrun import PatchDoesNotApply, run_tests
+from repo2env.environment.testrun import PatchDoesNotApply, idle_tests, run_tests
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
@@ -550,6 +550,8 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
             SkipReason.TEST_ENVIRONMENT_BROKEN, f"{path} cannot be imported in any run, with the fix too: {message}")
     if not selection.fail_to_pass:
         detail = f"{len(selection.pass_to_pass)} pass-to-pass, {len(selection.flaky)} flaky, 0 fail-to-pass"
+        idle = idle_tests(after[-1]) if after else None
+        detail += f"; with the fix, {idle}" if idle else ""
         return _submodule_skip(spec, image, targets, detail) or Skip(SkipReason.NO_FAIL_TO_PASS, detail)
     widened = _widen_pass_to_pass(spec, ctx, stage, language, config, targets, selection, before + after)
     if widened is not None:
