@@ -20,7 +20,7 @@ from repo2env.cli.app import VERBOSE, cli, emit_json, err_console, examples, jso
 from repo2env.core.errors import InputError
 from repo2env.core.llm import LlmConfig, parse_llm
 from repo2env.core.options import GenerateOptions, PrFilters
-from repo2env.core.outcomes import SKIP_REASONS, SkipReason
+from repo2env.core.outcomes import CHEAP_SKIPS, SKIP_REASONS, SkipReason
 from repo2env.core.timings import STAGES
 from repo2env.environment.overrides import load_env_config
 from repo2env.pipeline import available, load_pipeline
@@ -141,7 +141,7 @@ def _print_summary(summary: Summary, out: Path) -> None:
         table.add_row(f"skipped: {reason}", f"{count}  [dim]{meaning}[/dim]")
     table.add_row("verified (oracle 1.0, nop 0.0 or baseline)", str(len(summary.verified)))
     if summary.unchanged:
-        table.add_row("unchanged since the last run (kept)", str(len(summary.unchanged)))
+        table.add_row("unchanged since the last run (outcome reused)", str(len(summary.unchanged)))
     for reason, count in sorted(summary.rejected.items()):
         table.add_row(f"rejected by controls: {reason}", str(count))
     if summary.errors:
@@ -167,6 +167,11 @@ def _print_summary(summary: Summary, out: Path) -> None:
     out_console.print(table)
     out_console.print(f"tasks in {out}\nledger   {ledger_path(out)}\nlogs     {logs_root(out)}/<task id>/",
                       highlight=False, soft_wrap=True)
+    cheap = sum(n for reason, n in summary.skipped.items() if reason in CHEAP_SKIPS)
+    if summary.candidates >= 4 and 2 * cheap >= summary.candidates:  # --limit counts what the filters skip
+        out_console.print(f"{cheap} of {summary.candidates} candidates were skipped by the cheap filters (no Docker); "
+                          "--limit counts them too: raise it, or narrow with --since/--pr, to run more",
+                          highlight=False, soft_wrap=True)
     if summary.candidates and not summary.verified:
         out_console.print("no task was kept: the reasons are above, each candidate's build and test logs in "
                           f"{logs_root(out)}/<task id>/", highlight=False, soft_wrap=True)
@@ -208,8 +213,9 @@ SELECT, TESTS, ENV, TEXT, GITHUB, OUTPUT = ("Which candidates", "Tests and contr
               "the clone's origin remote, else local/<folder>).")
 @click.option("--dataset-name", panel=OUTPUT, help="The org part of each task's \\[task] name "
               "(<dataset-name>/<task id>; default: default).")
-@click.option("--keep-rejected", is_flag=True, panel=OUTPUT, help="Keep every bundle that was staged and then thrown "
-              "away, in <out>.logs/<task id>/ beside its build and test logs.")
+@click.option("--keep-rejected", is_flag=True, panel=OUTPUT, help="Also keep the bundles thrown away after staging "
+              "(a skip found once the bundle was written), in <out>.logs/<task id>/bundle-N/; a bundle that fails "
+              "its controls always goes to <out>.rejected/.")
 @json_option
 @output_options
 @click.option("--limit", type=click.IntRange(min=1), panel=SELECT, help="Examine at most N candidates (newest first).")
@@ -315,7 +321,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
     try:
         summary = generate(pipeline_name, source, options, RichReporter(progress), jobs=jobs)
     finally:
-        progress.stop()
+        if progress.live.is_started:  # stopping a bar never started prints an empty line before the error
+            progress.stop()
     if as_json:
         emit_json({**summary.as_dict(), "out": str(options.out), "ledger": str(ledger_path(options.out))})
     else:

@@ -51,6 +51,13 @@ class SkipReason(StrEnum):
     MAX_TASKS_REACHED = "max_tasks_reached"
 
 
+# the skips decided from metadata and the diff alone, before any image or container (``Pipeline.screen``)
+CHEAP_SKIPS = frozenset({SkipReason.REVERT_OR_RELEASE, SkipReason.DOCS_CI_ONLY, SkipReason.NO_TEST_PATCH,
+                         SkipReason.NO_SOURCE_CHANGE, SkipReason.TOO_MANY_SOURCE_FILES, SkipReason.BINARY_TEST_FILES,
+                         SkipReason.MERGE_COMMIT, SkipReason.BOT_AUTHOR, SkipReason.MESSAGE_TOO_SHORT,
+                         SkipReason.NOT_A_FIX_TYPE, SkipReason.NO_FIX_SIGNAL, SkipReason.TOO_MANY_FILES,
+                         SkipReason.DIFF_TOO_SMALL})
+
 SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.REVERT_OR_RELEASE: "the title says revert, version bump or release",
     SkipReason.DOCS_CI_ONLY: "only documentation or CI files change",

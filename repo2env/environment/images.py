@@ -92,6 +92,16 @@ def image_labels(kind: str, **extra: str) -> dict[str, str]:
     return labels
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]")  # colour and cursor codes (ECMA-48 CSI)
+
+
+def plain_log(chunks) -> str:
+    """The text of a build log's chunks (the SDK's ``{"stream": ...}`` / ``{"error": ...}``) without terminal
+    colour codes: uv and pip colour every character when they think a terminal is there, which left a build log
+    unreadable and ungreppable."""
+    return _ANSI.sub("", "".join(chunk.get("stream", "") or chunk.get("error", "") for chunk in chunks))
+
+
 def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: int = 3600,
           labels: dict[str, str] | None = None) -> float:
     """``docker build`` of ``context`` as ``tag`` with the SDK, carrying ``labels``; returns seconds (0.0 when
@@ -106,12 +116,11 @@ def build(client: docker.DockerClient, context: Path, tag: str, *, timeout_sec: 
             with timings.stage("image build"):
                 _, log = client.images.build(path=str(context), tag=tag, rm=True, forcerm=True, pull=False,
                                              timeout=timeout_sec, labels=labels)
-            artefacts.record(f"image-{kind}", ".log", f"# {tag}\n" + "".join(
-                chunk.get("stream", "") or chunk.get("error", "") for chunk in log))
+            artefacts.record(f"image-{kind}", ".log", f"# {tag}\n" + plain_log(log))
         except docker.errors.BuildError as exc:
-            lines = [chunk.get("stream", "") or chunk.get("error", "") for chunk in exc.build_log]
-            artefacts.record(f"image-{kind}", ".log", f"# {tag} (failed)\n" + "".join(lines))
-            tail = "".join(lines)[-6000:]
+            text = plain_log(exc.build_log)
+            artefacts.record(f"image-{kind}", ".log", f"# {tag} (failed)\n" + text)
+            tail = text[-6000:]
             raise BuildError(f"building {tag} failed: {build_cause(tail) or str(exc)}"[:400], tail) from None
         except docker.errors.APIError as exc:
             raise BuildError(f"building {tag} failed: {exc.explanation or exc}") from None

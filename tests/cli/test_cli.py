@@ -13,6 +13,7 @@ def run_cli(capsys, *args):
 def test_not_a_git_repository(tmp_path, capsys):
     code, out = run_cli(capsys, "generate", "--no-probes", "--pipeline", "pr_runtime", str(tmp_path), "--out", str(tmp_path / "o"))
     assert code == 2 and "not a git repository" in out and "Traceback" not in out
+    assert out.startswith("error: ") and out.count("\n") == 1, repr(out)  # one line, none empty before it
     assert not (tmp_path / "o").exists() and not (tmp_path / "o.ledger.jsonl").exists()
 
 
@@ -158,3 +159,20 @@ def test_a_format_the_pipeline_does_not_write_is_refused_first(demo_repo, tmp_pa
     assert main(["generate", "--no-probes", "--pipeline", "pr_runtime", str(demo_repo), "--out", str(tmp_path / "o"),
                  "--format", "harbor-2"]) == 2
     assert "'harbor-2' is not one of 'harbor-1.0', 'harbor-1.3'" in capsys.readouterr().err
+
+
+def test_the_summary_says_when_the_cheap_filters_ate_the_limit(tmp_path, capsys):
+    """humanize: ``--limit 10`` ran 2 candidates, the other 8 bot, CI or docs PRs; the summary says that
+    ``--limit`` counts them, and says nothing when most candidates ran."""
+    from collections import Counter
+
+    from repo2env.cli.generate import _print_summary
+    from repo2env.run.generate import Summary
+
+    _print_summary(Summary(repo="acme/x", candidates=10, skipped=Counter(docs_ci_only=5, bot_author=3),
+                           verified=["a", "b"]), tmp_path / "o")
+    assert "8 of 10 candidates were skipped by the cheap filters (no Docker); --limit counts them too" in \
+        " ".join(capsys.readouterr().out.split())
+    _print_summary(Summary(repo="acme/x", candidates=10, skipped=Counter(docs_ci_only=2, no_fail_to_pass=6),
+                           verified=["a", "b"]), tmp_path / "o")
+    assert "cheap filters" not in capsys.readouterr().out

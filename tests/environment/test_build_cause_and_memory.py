@@ -95,3 +95,11 @@ def test_a_bundle_whose_task_image_is_gone_says_so(docker_client, tmp_path):
     with pytest.raises(BuildError, match=r"task image local/r2e-env/local__gone:0123456789ab is not on this Docker "
                                          r"engine.*--force"):
         environment_image(docker_client, tmp_path / "environment", "local__gone-1")
+
+
+def test_a_build_log_is_kept_without_colour_codes():
+    """humanize's image logs had a colour code around almost every character (``[91m+[0m[91m [0m...``)."""
+    from repo2env.environment.images import plain_log
+    chunks = [{"stream": "\x1b[91m+\x1b[0m\x1b[91m \x1b[0m\x1b[91mfreezegun==1.2.2\x1b[0m\n"},
+              {"error": "\x1b[1;31merror\x1b[0m: No solution found\n"}, {"aux": {"ID": "sha256:1"}}]
+    assert plain_log(chunks) == "+ freezegun==1.2.2\nerror: No solution found\n"
