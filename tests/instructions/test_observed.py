@@ -852,3 +852,24 @@ def test_a_value_told_beside_another_keeps_what_differs_in_view():
     assert teller.elided("https://evil.com/@good.com/") == "`https://evil.com…@good.com/`"
     assert teller.elided("https://evil.com/@good.com/", against="https://evil.com%5C@good.com/") == \
         "`https://evil…com/@good.com/`"
+
+
+def test_a_frozen_clock_and_a_moment_are_told_without_the_tests_tokens():
+    """humanize-297: the test froze the clock (``@freeze_time("2023-10-15 23:00:00+00:00")``) and called
+    ``naturaldate(future.astimezone(aedt))``; the instruction said ``naturaldate(…)``, with neither the moment nor
+    the clock. The clock is told in words and the moment as ISO text, so no span copies the test's tokens."""
+    import ast as _ast
+
+    from repo2env.instructions.observed.failing_statement import _clock, patches
+    from repo2env.instructions.observed.spans import Substitute
+
+    assert _clock("2023-10-15 23:00:00+00:00") == "15 October 2023, 23:00 UTC"
+    assert _clock("2020-01-01") == "1 January 2020" and _clock("2020-01-01T10:30:05+11:00") == \
+        "1 January 2020, 10:30:05 UTC+11:00" and _clock("next tuesday") is None
+    func = _ast.parse('@freeze_time("2023-10-15 23:00:00+00:00")\ndef test_a():\n    pass\n').body[0]
+    assert patches(func) == ["the current time set to 15 October 2023, 23:00 UTC"]
+    call = _ast.parse("f(dt.datetime(2023, 10, 16, hour=6, tzinfo=dt.timezone.utc).astimezone("
+                      "dt.timezone(dt.timedelta(hours=11))), dt.date(2020, 1, 2))", mode="eval").body
+    assert _ast.unparse(Substitute({}).visit(call)) == (
+        "f(datetime.fromisoformat('2023-10-16T06:00').replace(tzinfo=timezone.utc).astimezone("
+        "timezone(timedelta(hours=11))), date.fromisoformat('2020-01-02'))")

@@ -411,12 +411,43 @@ def _replacement(value) -> str:
     return f" by {short(value)}" if short(value) else ""
 
 
+# what sets the clock a test sees: freezegun's ``freeze_time`` (decorator, ``with`` or pytest-freezegun's
+# ``mark.freeze_time``), pytest-freezer's ``freezer.move_to``, time-machine's ``travel``
+_CLOCKS = ("freeze_time", "move_to", "travel")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _clock(text: str) -> str | None:
+    """A frozen clock's time (an ISO 8601 text, as the test gives it) as a user would write it: "15 October
+    2023, 23:00 UTC", "1 January 2020" (midnight), "UTC+11:00" for another offset; a time without an offset is
+    UTC, as freezegun takes it. Written in words, never as the test's literal (which the n-gram audit would
+    find copied). None when the text is not ISO 8601."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    day = f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
+    if (when.hour, when.minute, when.second, when.microsecond) == (0, 0, 0, 0) and when.tzinfo is None:
+        return day
+    offset = when.utcoffset()
+    zone = "UTC"
+    if offset:
+        minutes = int(offset.total_seconds()) // 60
+        zone = f"UTC{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    clock = f"{when.hour:02d}:{when.minute:02d}" + (f":{when.second:02d}" if when.second else "")
+    return f"{day}, {clock} {zone}"
+
+
 def patches(func, bound: dict | None = None, before: int | None = None) -> list[str]:
     """What the test function changes around the code it calls, as a user would say it: ``monkeypatch.setenv``
     ("`XDG_DATA_DIRS` set to `':'`"), ``delenv`` ("`HOME` unset"), ``monkeypatch.setattr`` and ``mock.patch`` /
     ``mocker.patch`` / ``patch.object`` / ``patch.dict`` in calls, ``with`` items or decorators ("`sys.prefix`
     replaced"; by what, when it is a short literal, a function returning one or a literal dict's ``get``:
-    ``_replacement``). Names and values are read with ``bound`` (the parametrized case's values,
+    ``_replacement``), the clock a test sets ("the current time set to 15 October 2023, 23:00 UTC": ``_CLOCKS``,
+    ``_clock``). Names and values are read with ``bound`` (the parametrized case's values,
     ``spans.folded``); a value is told only when it is a short literal. ``before``: a line; only the changes
     made above it count (what the test changes after the failing line did not hold when it failed)."""
     bound = bound or {}
@@ -443,6 +474,10 @@ def patches(func, bound: dict | None = None, before: int | None = None) -> list[
             said = f"`{_text(args[0])}.{_text(args[1])}` replaced"
         elif name == "dict" and isinstance(owner, ast.Attribute) and owner.attr == "patch" and args:
             said = f"`{_text(args[0])}` changed"
+        elif name in _CLOCKS and args:
+            when = folded(args[0], bound)
+            said = f"the current time set to {_clock(when.value)}" if isinstance(when, ast.Constant) and \
+                isinstance(when.value, str) and _clock(when.value) else None
         if said and said not in found:
             found.append(said)
     return found

@@ -305,6 +305,87 @@ class Elide(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+def _zone(node):
+    """The ``datetime.timezone`` a tzinfo argument names (``timezone.utc``, ``dt.timezone.utc``, ``UTC``,
+    ``timezone(timedelta(hours=11))`` with literal numbers), or None."""
+    import datetime
+
+    if (isinstance(node, ast.Attribute) and node.attr == "utc") or (isinstance(node, ast.Name) and node.id == "UTC"):
+        return datetime.timezone.utc
+    if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == \
+            "timezone" and len(node.args) == 1 and not node.keywords:
+        delta = node.args[0]
+        if isinstance(delta, ast.Call) and (getattr(delta.func, "attr", None) or getattr(delta.func, "id", None)) \
+                == "timedelta" and not delta.args and all(
+                    is_literal(k.value) and k.arg in ("days", "hours", "minutes", "seconds") for k in delta.keywords):
+            try:
+                return datetime.timezone(datetime.timedelta(**{k.arg: ast.literal_eval(k.value)
+                                                                for k in delta.keywords}))
+            except (ValueError, TypeError, OverflowError):
+                return None
+    return None
+
+
+def _zone_call(call: ast.Call):
+    """``dt.timezone(dt.timedelta(hours=11))`` as ``timezone(timedelta(hours=11))`` (the offset in whole hours,
+    else minutes), or ``timezone.utc``: the test's spelling left behind with its module alias. None for any other
+    call."""
+    if (getattr(call.func, "attr", None) or getattr(call.func, "id", None)) != "timezone":
+        return None
+    zone = _zone(call)
+    return None if zone is None else _zone_node(zone)
+
+
+def _iso_date(call: ast.Call):
+    """``datetime(2023, 10, 16, hour=6, tzinfo=timezone.utc)`` (or ``date(...)``, with literal numbers) as
+    ``datetime.fromisoformat('2023-10-16T06:00:00+00:00')``: how a user writes the moment without the test's own
+    tokens (its constructor call would copy a line of the test patch, and be left out as ``…``). None for any
+    other call."""
+    import datetime
+
+    name = getattr(call.func, "attr", None) or getattr(call.func, "id", None)
+    if name not in ("datetime", "date") or not call.args or not all(
+            isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+        return None
+    keywords = {}
+    for keyword in call.keywords:
+        if keyword.arg == "tzinfo" and name == "datetime":
+            keywords["tzinfo"] = _zone(keyword.value)
+            if keywords["tzinfo"] is None:
+                return None
+        elif keyword.arg in ("year", "month", "day", "hour", "minute", "second", "microsecond") and \
+                isinstance(keyword.value, ast.Constant) and type(keyword.value.value) is int:
+            keywords[keyword.arg] = keyword.value.value
+        else:
+            return None
+    try:
+        value = getattr(datetime, name)(*[a.value for a in call.args], **keywords)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    zone = value.tzinfo if name == "datetime" else None
+    naive = value.replace(tzinfo=None) if zone is not None else value
+    # the seconds and offset of a timestamp read as a copy of another one (``23:00:00+00:00`` in a freeze_time):
+    # minutes only when that is all there is, and the zone apart
+    text = naive.isoformat(**({"timespec": "minutes"} if name == "datetime" and not value.second
+                              and not value.microsecond else {}))
+    # one name node, dotted: a test's own variable called ``datetime`` (helper_names) must not elide the class
+    made = ast.Call(func=ast.Name(id=f"{name}.fromisoformat", ctx=ast.Load()), args=[ast.Constant(value=text)],
+                    keywords=[])
+    if zone is None:
+        return made
+    return ast.Call(func=ast.Attribute(value=made, attr="replace", ctx=ast.Load()), args=[],
+                    keywords=[ast.keyword(arg="tzinfo", value=_zone_node(zone))])
+
+
+def _zone_node(zone):
+    """``timezone.utc`` or ``timezone(timedelta(hours=11))`` (minutes when not whole hours), as an expression."""
+    minutes = int(zone.utcoffset(None).total_seconds()) // 60
+    if not minutes:
+        return ast.parse("timezone.utc", mode="eval").body
+    delta = f"hours={minutes // 60}" if minutes % 60 == 0 else f"minutes={minutes}"
+    return ast.parse(f"timezone(timedelta({delta}))", mode="eval").body
+
+
 class Substitute(ast.NodeTransformer):
     """Replaces bound names by their values, and names inside those values too (at most ``depth`` deep); a bound
     ``self.name`` (what the test class set up) too."""
@@ -330,6 +411,9 @@ class Substitute(ast.NodeTransformer):
             else:
                 keywords.append(kw)
         node.keywords = keywords
+        iso = _iso_date(node) or _zone_call(node)
+        if iso is not None:
+            return iso
         if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) == 2
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
                 and node.args[1].value.isidentifier()):  # getattr(x, "name") is x.name
