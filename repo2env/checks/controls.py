@@ -56,17 +56,23 @@ OUTCOME_KEYS = ("fail_to_pass_passed", "fail_to_pass_total", "pass_to_pass_passe
                 "not_passed", "statuses_sha256")
 
 
+def _details(raw: bytes | None) -> dict | None:
+    """``reward-details.json``'s object from its bytes, or None when they are missing or not a JSON object."""
+    try:
+        details = json.loads(raw or b"")
+    except ValueError:
+        return None
+    return details if isinstance(details, dict) else None
+
+
 def graded_outcome(raw: bytes | None) -> dict | None:
     """What the grader saw, from the bytes of its ``reward-details.json``: ``{key: value}`` for ``OUTCOME_KEYS``
     (how many FAIL_TO_PASS and PASS_TO_PASS tests passed, of how many, the ids that did not pass, and the digest
     of every graded test's outcome: failed, error, skipped or missing are told apart), and ``tampering``: what
     the grader found changed in the test run, or None (a nop whose test file does not import before the fix
     reports its sentinel missing). None when the grader wrote no such record or stopped on an error."""
-    try:
-        details = json.loads(raw or b"")
-    except ValueError:
-        return None
-    if not isinstance(details, dict) or "error" in details or any(key not in details for key in OUTCOME_KEYS):
+    details = _details(raw)
+    if details is None or "error" in details or any(key not in details for key in OUTCOME_KEYS):
         return None
     return {**{key: details[key] for key in OUTCOME_KEYS}, "tampering": details.get("tampering")}
 
@@ -76,11 +82,8 @@ def grading_note(raw: bytes | None, limit: int = 300) -> str | None:
     ``limit`` characters: ``grader error: <type: message>`` (the grader stopped: a crash, changed inputs),
     ``tampering: <what>``, or ``not passed: <ids>`` (the graded tests that did not pass, the first three and how
     many more). None for a reward of 1.0 or no readable record (then nothing is known to tell)."""
-    try:
-        details = json.loads(raw or b"")
-    except ValueError:
-        return None
-    if not isinstance(details, dict) or details.get("reward") == 1.0:
+    details = _details(raw)
+    if details is None or details.get("reward") == 1.0:
         return None
     if details.get("error"):
         note = f"grader error: {details['error']}"

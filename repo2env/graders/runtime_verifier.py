@@ -1494,9 +1494,12 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
         for qual, body, first, last, indent, decorators in _test_functions(source):
             if _covers(fail_to_pass, rel + "::" + qual):
                 data = data_twin(decorators, body, rng, vocabulary)
-                twin = (data + body) if data is not None else twin_source(body, rng, vocabulary)
+                if data is not None:  # the table changed, the function as written
+                    twin = data + body
+                else:  # the function's last statement changed, its decorators as written
+                    changed = twin_source(body, rng, vocabulary)
+                    twin = None if changed is None else decorators + changed
                 if twin is not None:
-                    twin = twin if data is not None else decorators + twin
                     block = "".join(indent + line if line.strip() else line for line in twin.splitlines(True))
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
@@ -1509,9 +1512,15 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
     return dict((rel, tuple("".join(lines) for lines in variants)) for rel, variants in texts.items()), twins
 
 
+def function_of(node_id):
+    """The test function a node id belongs to: the id without its parametrized case (``f.py::t[1-2]`` ->
+    ``f.py::t``)."""
+    return node_id.split("[", 1)[0]
+
+
 def twin_of(node_id, twins):
     """The twinned function (a key of ``twins``) a reported node id belongs to, or None."""
-    key = node_id.split("[", 1)[0]
+    key = function_of(node_id)
     return key if key in twins else None
 
 
@@ -1953,8 +1962,8 @@ def cmd_grade(args):
                 vocabularies[rel] = _module_strings(data.decode("utf-8", "surrogateescape"))
         # nor a PASS_TO_PASS case of a function with FAIL_TO_PASS cases: its copy would keep the parametrize
         # table that the function's data twin changes (data_twin), a difference to compare
-        twinned = set(t.split("[", 1)[0] for t in f2p)
-        copied = set(t for t in p2p if t.split("[", 1)[0] not in twinned)
+        twinned = set(function_of(t) for t in f2p)
+        copied = set(t for t in p2p if function_of(t) not in twinned)
         sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=copied)
         texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies) if count > 0 \
             else ({}, {})

@@ -636,15 +636,19 @@ def test_code_that_spares_what_looks_like_a_copy_is_caught_by_a_twin_it_cannot_c
     (tests / "p2p.json").write_text("[]")
     config = json.loads((tests / "config.json").read_text())
     (repo / "mod.py").write_text(attack)
-    for seed in range(6):
-        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
-        details = _grade(tests, tmp_path / f"logs{seed}")
+    for details in _grades_by_seed(tests, config, tmp_path / "logs", range(6)):
         assert details["reward"] == 0.0 and "twin" in details["tampering"], details
     (repo / "mod.py").write_text("def f():\n    return 2\n")
-    for seed in range(3):
-        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
-        details = _grade(tests, tmp_path / f"fixed{seed}")
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(3)):
         assert details["reward"] == 1.0 and details["sessions"] == 2 and details["twins"] == 1, details
+
+
+def _grades_by_seed(tests, config, logs, seeds):
+    """The grader's details with each of ``seeds`` as the task's ``sentinel_seed`` (``config``: the rest of
+    config.json), each graded into its own ``logs<seed>`` folder."""
+    for seed in seeds:
+        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
+        yield _grade(tests, logs.with_name(f"{logs.name}{seed}"))
 
 
 PARAMETRIZED = ('@pytest.mark.parametrize(\n    "value, expected",\n    [\n        (1, 2),\n        pytest.param(-2, "-4 units", '
@@ -704,14 +708,10 @@ def test_code_returning_the_callers_expected_value_is_caught_by_a_data_twin(tmp_
                                                 "tests/test_mod.py::test_old"]))
     config = json.loads((tests / "config.json").read_text())
     (repo / "mod.py").write_text(FRAME_READER)
-    for seed in range(4):
-        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
-        details = _grade(tests, tmp_path / f"logs{seed}")
+    for details in _grades_by_seed(tests, config, tmp_path / "logs", range(4)):
         assert details["reward"] == 0.0 and "twin" in details["tampering"], details
     (repo / "mod.py").write_text("def f(x):\n    return 2 * x\n")
-    for seed in range(4):
-        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
-        details = _grade(tests, tmp_path / f"fixed{seed}")
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(4)):
         assert details["reward"] == 1.0 and details["sessions"] == 2 and details["twins"] == 1, details
 
 
@@ -754,9 +754,7 @@ def test_a_correct_fix_whose_exception_also_derives_from_the_old_one_scores_one(
         "import pytest\nfrom mod import f\n\ndef test_old():\n    assert f(1)\n\n\n"
         "def test_two():\n    with pytest.raises(ValueError):\n        f(0)\n")
     config = json.loads((tests / "config.json").read_text())
-    for seed in range(6):
-        (tests / "config.json").write_text(json.dumps(dict(config, sentinel_seed=seed)))
-        details = _grade(tests, tmp_path / f"logs{seed}")
+    for details in _grades_by_seed(tests, config, tmp_path / "logs", range(6)):
         assert details["reward"] == 1.0 and details["twins"] == 1, details
 
 

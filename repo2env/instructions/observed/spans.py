@@ -312,12 +312,11 @@ def _zone(node):
 
     if (isinstance(node, ast.Attribute) and node.attr == "utc") or (isinstance(node, ast.Name) and node.id == "UTC"):
         return datetime.timezone.utc
-    if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == \
-            "timezone" and len(node.args) == 1 and not node.keywords:
+    if isinstance(node, ast.Call) and attr_name(node.func) == "timezone" and len(node.args) == 1 and \
+            not node.keywords:
         delta = node.args[0]
-        if isinstance(delta, ast.Call) and (getattr(delta.func, "attr", None) or getattr(delta.func, "id", None)) \
-                == "timedelta" and not delta.args and all(
-                    is_literal(k.value) and k.arg in ("days", "hours", "minutes", "seconds") for k in delta.keywords):
+        if isinstance(delta, ast.Call) and attr_name(delta.func) == "timedelta" and not delta.args and all(
+                is_literal(k.value) and k.arg in ("days", "hours", "minutes", "seconds") for k in delta.keywords):
             try:
                 return datetime.timezone(datetime.timedelta(**{k.arg: ast.literal_eval(k.value)
                                                                 for k in delta.keywords}))
@@ -330,7 +329,7 @@ def _zone_call(call: ast.Call):
     """``dt.timezone(dt.timedelta(hours=11))`` as ``timezone(timedelta(hours=11))`` (the offset in whole hours,
     else minutes), or ``timezone.utc``: the test's spelling left behind with its module alias. None for any other
     call."""
-    if (getattr(call.func, "attr", None) or getattr(call.func, "id", None)) != "timezone":
+    if attr_name(call.func) != "timezone":
         return None
     zone = _zone(call)
     return None if zone is None else _zone_node(zone)
@@ -338,12 +337,13 @@ def _zone_call(call: ast.Call):
 
 def _iso_date(call: ast.Call):
     """``datetime(2023, 10, 16, hour=6, tzinfo=timezone.utc)`` (or ``date(...)``, with literal numbers) as
-    ``datetime.fromisoformat('2023-10-16T06:00:00+00:00')``: how a user writes the moment without the test's own
+    ``datetime.fromisoformat('2023-10-16T06:00').replace(tzinfo=timezone.utc)``:
+    how a user writes the moment without the test's own
     tokens (its constructor call would copy a line of the test patch, and be left out as ``…``). None for any
     other call."""
     import datetime
 
-    name = getattr(call.func, "attr", None) or getattr(call.func, "id", None)
+    name = attr_name(call.func)
     if name not in ("datetime", "date") or not call.args or not all(
             isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
         return None
