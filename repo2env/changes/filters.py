@@ -8,9 +8,12 @@ import re
 from repo2env.core.outcomes import SkipReason
 from repo2env.core.records import ChangeSplit
 
+_VERSION = r"v?\d+\.\d+(\.\d+)?([.-]?(rc|a|b|dev|post)\d*)?"
 _REVERT_RELEASE = re.compile(
     r"^\s*(revert\b|reapply\b|bump\b|release\b|prepare\s+(for\s+)?release|\[release\]|version\s+bump"
-    r"|v?\d+\.\d+(\.\d+)?([.-]?(rc|a|b|dev|post)\d*)?\s*$)|\bbump (the )?version\b|\brelease v?\d",
+    r"|(version\s+)?" + _VERSION + r"(\s+release)?\s*$"  # "v2.0.1", "Version 11.0.1", "1.2.0 release"
+    r"|(changes|changelog|release\s+notes|notes|news)\s+(for\s+)?(version\s+)?" + _VERSION + r"\b)"
+    r"|\bbump (the )?version\b|\brelease v?\d",
     re.IGNORECASE)
 
 

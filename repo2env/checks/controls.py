@@ -99,10 +99,12 @@ def grading_note(raw: bytes | None, limit: int = 300) -> str | None:
 
 def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str, expected: float, *,
                 verifier_timeout_sec: float, agent_timeout_sec: float = 600, act=None,
-                folders: dict | None = None) -> ControlResult:
+                folders: dict | None = None, log_name=None) -> ControlResult:
     """Run one control; engine errors are reported in ``ControlResult.error``, never raised. ``act(box)``, when
     given, is what the agent does instead (a probe), in a container given ``folders`` (``TaskContainer``'s);
-    otherwise the oracle runs solve.sh and the nop nothing."""
+    otherwise the oracle runs solve.sh and the nop nothing. The transcript is kept as ``control-<name>.log``,
+    or ``<log_name>.log`` (a string, or a function called once the grading is done: a probe's name, known only
+    after its act)."""
     start = datetime.now(UTC)
     oracle = act is None and name == "oracle"
     folders = {"/logs/verifier": None, "/logs/agent": None, **(folders or {}),
@@ -118,7 +120,8 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
             details = box.read_file("/logs/verifier/reward-details.json")
             outcome = graded_outcome(details) if name == "nop" else None
             why = grading_note(details)
-            artefacts.record(f"{'probe' if act is not None else 'control'}-{name}", ".log",
+            stem = log_name() if callable(log_name) else log_name
+            artefacts.record(stem or f"{'probe' if act is not None else 'control'}-{name}", ".log",
                              f"# {name}: reward {(raw or b'').decode(errors='replace').strip() or 'none'}\n"
                              + (f"# {why}\n" if why else "") + transcript)
     except docker.errors.DockerException as exc:

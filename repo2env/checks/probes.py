@@ -335,6 +335,13 @@ def groups(probes: list[Probe]) -> list[tuple[Probe, ...]]:
     return [tuple(g) for g in shared] + alone
 
 
+def _log_name(probes) -> str:
+    """The transcript stem of a grading after ``probes`` acted in one container: ``probe-<name>`` or
+    ``probes-<first>+<n>-more``."""
+    names = [p.name for p in probes] or ["none"]
+    return f"probe-{names[0]}" if len(names) == 1 else f"probes-{names[0]}+{len(names) - 1}-more"
+
+
 def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verifier_timeout_sec: float,
                baseline: float = 0.0, only: tuple[str, ...] | None = None, workers: int = 1,
                nop_outcome: dict | None = None) -> list[ProbeResult]:
@@ -398,7 +405,8 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                                         folders=folders)
                     else:
                         got = run_control(client, bundle, image, "nop", limit,
-                                          verifier_timeout_sec=verifier_timeout_sec, act=act, folders=folders)
+                                          verifier_timeout_sec=verifier_timeout_sec, act=act, folders=folders,
+                                          log_name=f"probe-{probe.name}")
                 except _Unchanged:
                     return ProbeResult(probe.name, probe.kind, baseline, limit, detail=UNCHANGED)
                 if got.reward is not None:
@@ -441,7 +449,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                     raise _Unchanged()
             try:
                 got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
-                                  act=act, folders={MATERIAL: material})
+                                  act=act, folders={MATERIAL: material}, log_name=_log_name(group))
             except _Unchanged:
                 got = None
             return verdicts(group, got, sinks, idle)
@@ -476,7 +484,8 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
                     raise _Unchanged()
                 try:
                     got = run_control(client, bundle, image, "nop", baseline, verifier_timeout_sec=verifier_timeout_sec,
-                                      act=act, folders={MATERIAL: material})
+                                      act=act, folders={MATERIAL: material},
+                                      log_name=lambda: _log_name(acted.get("unit", ())))
                 except _Unchanged:
                     break
                 if not acted:  # the engine failed before the first act: each unit alone, as without the chain

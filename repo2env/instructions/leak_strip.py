@@ -97,6 +97,7 @@ upstream fix the in this at by with a an is was via from per as discussed
 mentioned reported cc issue issues pr prs pull request commit commits here
 fixes fixed closes closed resolves resolved details more info information background discussion thread
 link below above original cherry-picked cherry picked backport backported backports ported too
+revert reverts reverted reverting reapplies reapplied
 """.split())
 _FILLER_GROUP = re.compile(
     r"(?<!`)[(\[<]\s*(?:(?:%s)\b[\s,;:]*)*[)\]>](?!`)" % "|".join(  # never code: ``[a]``

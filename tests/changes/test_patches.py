@@ -68,7 +68,8 @@ def test_split_reads_lines_holding_characters_python_splits_lines_at(new_repo):
 
 
 @pytest.mark.parametrize("title", ['Revert "Add foo"', "Bump requests from 2.31 to 2.32", "Release 1.2.0", "v2.0.1",
-                                   "Prepare release 3.1"])
+                                   "Prepare release 3.1", "Version 11.0.1", "Changes for version 11.0.0",
+                                   "1.4.0 release", "Release notes for v2.3"])
 def test_revert_and_release_titles(title):
     assert is_revert_or_release(title)
 
@@ -76,6 +77,8 @@ def test_revert_and_release_titles(title):
 def test_normal_titles_are_not_release():
     assert not is_revert_or_release("Fix release notes parser crash on empty input")
     assert not is_revert_or_release("Handle bumpy inputs")
+    assert not is_revert_or_release("Version 2 parser accepts 1.0 strings")
+    assert not is_revert_or_release("Fix changes for version strings with a local part")
 
 
 def _split(new_repo, files_before, files_after):

@@ -544,6 +544,10 @@ TWIN_FORMS = [  # (a graded test's last statements, what its twin may read; {} s
     ("    self.assertEqual(f(), g())\n", r"    self.assertNotEqual\(f\(\), g\(\)\)\n"),
     ("    self.assertTrue(f())\n", r"    self.assertFalse\(f\(\)\)\n"),
     ("    self.assertRaises(MyError, f, 1, k=2)\n", r"    f\(1, k=2\)\n"),
+    # more-itertools pr#1200: a lambda twinned as `lambda: g(1)()` was never called, so the twin passed with the
+    # reference and the oracle read as tampering
+    ("    self.assertRaises(ValueError, lambda: g(1))\n", r"    \(lambda: g\(1\)\)\(\)\n"),
+    ("    self.assertRaisesRegex(ValueError, 'bad', self.obj.m, 2)\n", r"    self\.obj\.m\(2\)\n"),
 ]
 
 
@@ -713,6 +717,55 @@ def test_code_returning_the_callers_expected_value_is_caught_by_a_data_twin(tmp_
     (repo / "mod.py").write_text("def f(x):\n    return 2 * x\n")
     for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(4)):
         assert details["reward"] == 1.0 and details["sessions"] == 2 and details["twins"] == 1, details
+
+
+SESSION_READER = """import os
+import sys
+
+CHANNEL = {channel!r}  # outside the workspace: what red team 5 used instead (pid gaps, IPC objects, CPU times)
+with open(CHANNEL, "a") as fh:
+    fh.write("x")
+SESSION = os.path.getsize(CHANNEL) - 1
+
+
+def f(x):
+    if SESSION == 1:  # the session a fixed placement gave the originals: read what the caller expects
+        return sys._getframe(1).f_locals.get("expected", 0)
+    return x  # elsewhere the bug: the twin fails as it does with the reference
+"""
+
+
+def test_code_that_tells_the_sessions_apart_cannot_learn_where_the_twin_is(tmp_path, new_repo, monkeypatch):
+    """Red team 5: code under test told the first session from the second and failed only in the session that a
+    placement fixed per task gave the twin: 1.0 on every grading. The placement is drawn afresh at each grading
+    from the system's entropy (here two draws, one per placement); the twins themselves stay the task seed's. With
+    one seed, the same code scores 0 when its guess is wrong (so at best 1.0 in half the gradings, with one
+    twinned function); the honest fix scores 1.0 under either placement."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize(\"x, expected\", [(1, 2), (2, 4)])\n"
+        "def test_double(x, expected):\n    assert f(x) == expected\n\n\ndef test_old():\n    assert f(0) == 0\n")
+    (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::test_double[1-2]",
+                                                "tests/test_mod.py::test_double[2-4]"]))
+    (tests / "p2p.json").write_text(json.dumps(["tests/test_mod.py::test_old"]))
+    config = json.loads((tests / "config.json").read_text())
+    by_session = {}  # entropy that puts the one twin in session 0, and in session 1
+    for n in range(64):
+        by_session.setdefault(random.Random(bytes([n])).randrange(2), bytes([n]))
+    draws = []
+    monkeypatch.setattr(verifier, "fresh_entropy", lambda: draws.append(1) or by_session[len(draws) % 2])
+    channel = tmp_path / "channel"
+    (repo / "mod.py").write_text(SESSION_READER.format(channel=str(channel)))
+    rewards = []
+    for attempt in range(2):
+        channel.write_text("")
+        rewards += [d["reward"] for d in _grades_by_seed(tests, config, tmp_path / f"logs{attempt}-", [7])]
+    assert rewards == [0.0, 1.0] and len(draws) == 2, rewards  # twin in session 1: caught; in session 0: missed
+    (repo / "mod.py").write_text("def f(x):\n    return 2 * x\n")
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", [7, 7]):
+        assert details["reward"] == 1.0 and details["sessions"] == 2 and details["twins"] == 1, details
+    assert len(draws) == 4
 
 
 def test_twins_sit_in_place_of_their_originals_one_session_each(tmp_path):
