@@ -17,7 +17,10 @@ from unidiff.errors import UnidiffParseError
 from repo2env.core import gitrepo
 from repo2env.core.records import ChangeSplit
 
-DOC_DIRS = frozenset({"doc", "docs", "documentation", "changelog.d", "changes", "newsfragments"})
+# "releasenotes": reno's notes (releasenotes/notes/<slug>-<hash>.yaml; tenacity, OpenStack): prose about the fix,
+# not the fix, so the leak audit must not take the maintainer's words that repeat them for copied code
+DOC_DIRS = frozenset({"doc", "docs", "documentation", "changelog.d", "changes", "newsfragments", "releasenotes",
+                      "release-notes"})
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 CI_PATTERNS = (".github/*", ".gitlab-ci.yml", ".travis.yml", ".circleci/*", "azure-pipelines.yml",
                ".pre-commit-config.yaml", "appveyor.yml", ".readthedocs.y*ml", "codecov.yml", ".codecov.yml",
