@@ -527,14 +527,18 @@ def with_probes(client, bundle: Path, task_id: str, evaluation, *, verifier_time
                 baseline: float, workers: int = 1, nop_outcome: dict | None = None) -> tuple:
     """Run the probes on a bundle whose controls passed (``run_probes``; ``nop_outcome``: what the grader saw in
     the nop control); the evaluation gains their evidence, and a probe that broke the task makes it
-    ``failed_controls`` with reason ``probe_<name>`` (returned as the second item)."""
+    ``failed_controls`` with reason ``probe_<name>``. Returns ``(evaluation, reason, detail)``: ``detail`` says
+    what the probe scored against its limit and what it found (a check's finding, an engine error), None when
+    no probe broke the task."""
     with timings.stage("probes"):
         results = run_probes(client, bundle, task_id, verifier_timeout_sec=verifier_timeout_sec, baseline=baseline,
                              workers=workers, nop_outcome=nop_outcome)
     bad = failed_probe(results)
     update = {"probes": [ProbeRecord(**r.record()) for r in results]}
-    reason = None
+    reason = detail = None
     if bad is not None:
         reason = f"probe_{bad.name}"
         update.update(status=EvaluationStatus.FAILED_CONTROLS, reason_codes=[reason])
-    return evaluation.model_copy(update=update), reason
+        found = bad.error or bad.detail
+        detail = f"probe {bad.name}: reward {bad.reward} (at most {bad.limit})" + (f": {found}" if found else "")
+    return evaluation.model_copy(update=update), reason, detail

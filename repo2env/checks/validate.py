@@ -231,12 +231,12 @@ def run_report(client, report: TaskReport, *, label: Path | None, probes: bool =
     elif probes:
         from repo2env.checks.probes import with_probes
 
-        evaluation, probe_reason = with_probes(client, task, task.name, evaluation, verifier_timeout_sec=timeout,
-                                               baseline=expected_nop, workers=workers,
-                                               nop_outcome=next(r.outcome for r in results if r.name == "nop"))
+        evaluation, probe_reason, probe_detail = with_probes(
+            client, task, task.name, evaluation, verifier_timeout_sec=timeout, baseline=expected_nop, workers=workers,
+            nop_outcome=next(r.outcome for r in results if r.name == "nop"))
         report.probes = [p.model_dump() for p in evaluation.probes or []]
         if probe_reason is not None:
-            report.error("probes", f"{probe_reason}: the task can be scored without solving it")
+            report.error("probes", f"{probe_reason}: the task can be scored without solving it ({probe_detail})")
     report.status = evaluation.status.value
     if label is not None:
         set_labels(label, bundle_hash=report.bundle_hash, evaluation=evaluation)

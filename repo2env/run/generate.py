@@ -151,9 +151,10 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter
             expected_nop=draft.expected_nop, workers=options.parallel_runs or 1)
         evaluation, reason = evaluation_from(results, digest)
         reason = reason.value if reason is not None else None
+        probe_detail = None
         if reason is None and options.probes and draft.controls is None:
             reporter.stage("adversarial probes")
-            evaluation, reason = with_probes(client, bundle, draft.task_id, evaluation,
+            evaluation, reason, probe_detail = with_probes(client, bundle, draft.task_id, evaluation,
                                              verifier_timeout_sec=draft.verifier_timeout_sec,
                                              baseline=draft.expected_nop, workers=options.parallel_runs or 1,
                                              nop_outcome=next(r.outcome for r in results if r.name == "nop"))
@@ -165,7 +166,7 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter
         draft.stage.publish(out_dir / draft.task_id)
         return "verified", None, digest, None
     draft.stage.publish(rejected_root(out_dir) / draft.task_id)
-    return "rejected", reason, digest, failure_detail(results)
+    return "rejected", reason, digest, probe_detail or failure_detail(results)
 
 
 def _check_not_a_file(out: Path) -> None:

@@ -393,5 +393,7 @@ def test_generation_rejects_with_probe_reason_in_the_ledger(new_repo, tmp_path):
     assert summary.rejected == {"probe_valid_alternative": 1} and not summary.verified
     entry = json.loads((tmp_path / "tasks.ledger.jsonl").read_text().splitlines()[-1])
     assert entry["status"] == "rejected" and entry["reason"] == "probe_valid_alternative"
+    # the ledger says what the probe scored (tenacity pr#605 was rejected by a probe with a null detail)
+    assert entry["detail"].startswith("probe valid_alternative: reward 0.0 (at most 1.0)"), entry["detail"]
     label = read_task_toml(tmp_path / "tasks.rejected" / "local__srcy-0-1")["metadata"]["repo2env"]["evaluation"]
     assert label["status"] == "failed_controls" and label["reason_codes"] == ["probe_valid_alternative"]
