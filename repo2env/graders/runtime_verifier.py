@@ -1489,8 +1489,8 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
     code told the two sessions apart, by pid gaps, its parent's CPU time or IPC objects it left, and under a
     placement fixed per task failed in the twin's session only, for 1.0; drawn afresh, such code is caught at
     least once in two gradings per twin, and twins are chosen by the task's seed still, so an honest result
-    does not change). Returns ``(texts, twins)``: ``texts`` ``{rel: (text of session 0, text of session 1)}`` for the files
-    holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``. ``vocabularies``: ``{rel:
+    does not change). Returns ``(texts, twins)``: ``texts`` ``{rel: (text of session 0, text of session 1)}``
+    for the files holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``. ``vocabularies``: ``{rel:
     _module_strings of the file}`` read before sentinels were planted (a twin's string must not be one that
     only a sentinel holds: red team), else read now."""
     fail_to_pass = set(fail_to_pass)

@@ -23,7 +23,8 @@ def test_is_test_path(path, expected):
 
 @pytest.mark.parametrize("path,expected", [
     ("README.md", True), ("docs/index.rst", True), (".github/workflows/ci.yml", True), ("CHANGELOG.rst", True),
-    ("changelog.d/12.bugfix", True), ("releasenotes/notes/add-async-ctx-4f1c2a.yaml", True), ("pkg/mod.py", False), ("pkg/data/notes.txt", False), ("setup.py", False),
+    ("changelog.d/12.bugfix", True), ("releasenotes/notes/add-async-ctx-4f1c2a.yaml", True), ("pkg/mod.py", False),
+    ("pkg/data/notes.txt", False), ("setup.py", False),
 ])
 def test_is_docs_or_ci_path(path, expected):
     assert is_docs_or_ci_path(path) is expected
