@@ -1815,12 +1815,15 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
     ``runs``: one ``{"outcomes": {node id: outcome}, ...}`` per session, in order; ``twins``: ``plan_twins``'
     ``{function: session in which it is the twin}``. ``outcomes`` holds each reported test at its worst over
     the sessions in which it was itself (never its twin's outcome), plus ``"sentinel@S id"`` and ``"twin@S id"``
-    entries (``missing`` when a session reported none of its cases); ``statuses`` lists those entries, for
-    ``score``'s digest. ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
+    entries (``missing`` when a session reported none of its cases). ``statuses`` names the entries of
+    ``score``'s digest, which do not depend on where the twins were drawn or whether the second session ran:
+    ``"sentinel <case>"`` (its outcomes over the sessions, joined by ``/``) and ``"twin <case>"`` only for a twin
+    reported neither failed nor error (a nop's gradings then digest alike, whatever sessions they ran). ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
     when a sentinel or twin (each must fail with the reference solution) was reported passed while every graded
     test so far passed, or was not reported at all; ``"failed"`` when a graded test did not pass or a twin
     passed beside a graded test that failed too (an honest wrong solution can do that)."""
     outcomes, statuses, tampering, failed = {}, [], None, False
+    digest = {}  # "kind case" -> the outcomes it was reported with over the sessions
     graded = set(fail_to_pass) | set(pass_to_pass)
     for session, run in enumerate(runs):
         seen = run["outcomes"]
@@ -1837,12 +1840,16 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
             for case in sorted(cases) or [name]:
                 entry = "%s@%d %s" % (kind, session, case)
                 outcomes[entry] = seen.get(case, "missing")
-                statuses.append(entry)
+                digest.setdefault("%s %s" % (kind, case), set()).add(outcomes[entry])
                 if outcomes[entry] not in ("failed", "error") and tampering is None:
                     tampering = ("a sentinel test that must fail was reported %s: the runner's reporting was "
                                  "changed" if kind == "sentinel" else "the twin of a graded test, changed to "
                                  "fail, was reported %s: the code under test or the runner spares what it "
                                  "takes for a copy") % outcomes[entry]
+    for entry, seen_as in sorted(digest.items()):
+        if entry.startswith("sentinel ") or seen_as - {"failed", "error"}:
+            outcomes[entry] = "/".join(sorted(seen_as))
+            statuses.append(entry)
     failed = any(outcomes[t] != "passed" for t in graded if t in outcomes)
     if tampering is not None:
         return ("failed" if failed and "twin" in tampering and "missing" not in tampering
