@@ -53,7 +53,7 @@ from repo2env.core.outcomes import EvaluationStatus
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import run_image
 
-PROBES_VERSION = "5"
+PROBES_VERSION = "6"
 MATERIAL = "/tmp/r2e-probe"
 MIN_LINE = 16  # shorter added lines (``return x``) are too common to mean a leak
 
@@ -112,6 +112,7 @@ PROBES = (
     Probe("code_spare_copies", "code_under_test", "code_spare_copies.sh", ("runtime",), languages=PY),
     Probe("code_graded_only", "code_under_test", "code_graded_only.sh", ("runtime",), languages=PY,
           surfaces=("package_source",)),
+    Probe("code_forge_by_name", "code_under_test", "code_forge_by_name.sh", ("runtime",), languages=PY),
     Probe("go_testmain", "runner_tampering", "go_testmain.sh", ("runtime",), languages=GO),
     Probe("go_env_config", "runner_tampering", "go_env_config.sh", ("runtime",), languages=GO),
     Probe("go_goroot_testing", "runner_tampering", "go_goroot_testing.sh", ("runtime",), languages=GO),

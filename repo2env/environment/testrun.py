@@ -45,12 +45,7 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
     Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
     """
     with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
-        if label == "after":
-            box.put_dir(bundle_root / "solution", "/solution")
-            code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
-            if code != 0:
-                raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
-        box.put_dir(bundle_root / "tests", "/tests")
+        _put(box, bundle_root, gold=label == "after")
         cmd = language.test_command("/tests", RESULT_PATH)
         code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60)
         if code == PREPARE_FAILED:
@@ -68,6 +63,34 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
     return TestRun(label=label, outcomes=outcomes, collection_errors=tuple(collection_errors),
                    collection_messages=messages, skip_messages=skips, error_messages=errors,
                    failure_details=failures, exit_code=code, seconds=round(seconds, 3))
+
+
+def _put(box: TaskContainer, bundle_root: Path, *, gold: bool) -> None:
+    """The bundle's ``tests/`` into ``box`` at ``/tests``, after its ``solution/solve.sh`` when ``gold``.
+    Raises ``PatchDoesNotApply``."""
+    if gold:
+        box.put_dir(bundle_root / "solution", "/solution")
+        code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
+        if code != 0:
+            raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
+    box.put_dir(bundle_root / "tests", "/tests")
+
+
+def run_twin_trial(client: docker.DockerClient, image: str, bundle_root: Path, *, command: list[str],
+                   extra_hosts: dict[str, str], timeout_sec: float, memory_mb: int = MEMORY_MB,
+                   cpus: float | None = None) -> dict:
+    """The grader's twin trial (``runtime_verifier.cmd_twins``) in a fresh container of ``image`` with the gold
+    patch applied: ``command`` (the language's ``twin_trial_command``, which writes ``RESULT_PATH``) run once.
+    Returns its JSON (``{"proven": [...], "twins": {...}, ...}``). Raises ``PatchDoesNotApply``, or
+    ``TestRunError`` when it wrote no result."""
+    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
+        _put(box, bundle_root, gold=True)
+        code, out, _ = box.exec(command, timeout_sec=timeout_sec + 60)
+        results = box.read_file(RESULT_PATH)
+        artefacts.record("twin-trial", ".json", results or out.encode())
+    if results is None:
+        raise TestRunError(f"the twin trial wrote no results ({_why(code, out, memory_mb)}): {out.strip()[-300:]}")
+    return json.loads(results.decode("utf-8", errors="replace"))
 
 
 def _common(messages: list[str], limit: int = 100) -> str:

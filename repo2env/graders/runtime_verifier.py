@@ -1358,7 +1358,7 @@ def _unittest_change(source, call, rng, vocabulary):
     return None
 
 
-def twin_source(function_source, rng, vocabulary=()):
+def twin_source(function_source, rng, vocabulary=(), trial=False):
     """The twin of a graded test function (``function_source``: its ``def`` and body, dedented; decorators apart):
     the same text, name included, but for one change in its last statement that makes it fail with the
     reference solution and reads like a test of its own: an expected literal (``2 * 1024`` too, when its value
@@ -1367,23 +1367,48 @@ def twin_source(function_source, rng, vocabulary=()):
     ``vocabulary``: ``_module_strings``), a comparison or unittest assertion turned into its opposite, a
     ``not`` dropped or added, a raises block's ``match`` pattern changed or the block removed.
     Only the last statement is changed, and only when nothing can end the test before it (``_returns``): a
-    check that may not run, or clean-up after it, would let the twin pass or leave state behind. Returns the
-    source, or None when the test has no such change (or Python lacks ``end_col_offset``, before 3.8)."""
+    check that may not run, or clean-up after it, would let the twin pass or leave state behind.
+
+    ``trial``: when no such sure change exists, also a change that only a run with the reference can vouch for
+    (red team 6: a FAIL_TO_PASS test without a twin let code that forges reports score 1.0): the checks above
+    in the last statement of a closing ``for``, ``while`` or ``with`` block (``pytest.warns``, ``mock.patch``),
+    or past an early ``return``, and a closing call's last literal argument (a helper ``check(x, 3 * 1024)``,
+    ``np.testing.assert_allclose``, ``mock.assert_called_with``) moved as an expected literal is. The
+    generation's twin trial (``cmd_twins``) keeps only those that failed with the reference; the rest never
+    reach a grading (``plan_twins``' ``proven``). Returns the source, or None when the test has no such change
+    (or Python lacks ``end_col_offset``, before 3.8)."""
     func = _parsed_function(function_source)
-    if func is None or not func.body or _returns(func) or not hasattr(func.body[-1], "end_col_offset"):
+    if func is None or not func.body or not hasattr(func.body[-1], "end_col_offset"):
         return None
+    change = None if _returns(func) else _sure_change(function_source, func.body[-1], rng, vocabulary)
     last = func.body[-1]
-    change = None
+    for _ in range(8 if trial and change is None else 0):  # the trial's changes, deeper in
+        change = _sure_change(function_source, last, rng, vocabulary)
+        if change is None and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+            call = last.value
+            change = _other_value(function_source, list(reversed(call.args)) +
+                                  [k.value for k in reversed(call.keywords) if k.arg], rng, vocabulary)
+        if change is not None or not isinstance(last, _BLOCKS) or not last.body:
+            break
+        last = last.body[-1]
+    return None if change is None else _edit(function_source, change[0], change[1])
+
+
+_BLOCKS = (ast.For, ast.While, ast.With, getattr(ast, "AsyncFor", ast.For), getattr(ast, "AsyncWith", ast.With))
+
+
+def _sure_change(source, last, rng, vocabulary):
+    """``twin_source``'s sure change of the statement ``last``: ``(span, text)`` or None."""
     if isinstance(last, ast.Assert):
-        change = _false_of(function_source, last.test, rng, vocabulary)
-    elif isinstance(last, ast.With) and len(last.items) == 1 and isinstance(last.items[0].context_expr, ast.Call) \
+        return _false_of(source, last.test, rng, vocabulary)
+    if isinstance(last, ast.With) and len(last.items) == 1 and isinstance(last.items[0].context_expr, ast.Call) \
             and _call_name(last.items[0].context_expr) in ("raises", "assertRaises", "assertRaisesRegex"):
-        change = _raises_change(function_source, last, rng, vocabulary)
-    elif isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
+        return _raises_change(source, last, rng, vocabulary)
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and \
             isinstance(last.value.func, ast.Attribute) and isinstance(last.value.func.value, ast.Name) and \
             last.value.func.value.id == "self":
-        change = _unittest_change(function_source, last.value, rng, vocabulary)
-    return None if change is None else _edit(function_source, change[0], change[1])
+        return _unittest_change(source, last.value, rng, vocabulary)
+    return None
 
 
 def _argnames(node):
@@ -1482,7 +1507,19 @@ def data_twin(decorators, function_source, rng, vocabulary=()):
     return None
 
 
-def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularies=None, placement=None):
+def surely_twinned(source):
+    """The test functions of a module's ``source`` (``qual`` as ``_test_functions`` names them) that get a twin
+    without a trial: a data twin (``data_twin``) or a sure change (``twin_source`` without ``trial``). A set."""
+    sure = set()
+    for qual, body, _, _, _, decorators in _test_functions(source):
+        rng = random.Random(0)
+        if data_twin(decorators, body, rng) is not None or twin_source(body, rng) is not None:
+            sure.add(qual)
+    return sure
+
+
+def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularies=None, placement=None,
+               proven=None):
     """Twins (``twin_source``) for up to ``limit`` FAIL_TO_PASS test functions of ``files`` (relative paths; the
     functions are drawn at random among those with a twin, by ``rng``), each given a session in which it is the
     twin at random by ``placement`` (default ``rng``; the grader draws it afresh at every grading: red team 5's
@@ -1492,7 +1529,11 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
     does not change). Returns ``(texts, twins)``: ``texts`` ``{rel: (text of session 0, text of session 1)}``
     for the files holding twins, ``twins`` ``{"file::name" or "file::Class::name": session}``. ``vocabularies``: ``{rel:
     _module_strings of the file}`` read before sentinels were planted (a twin's string must not be one that
-    only a sentinel holds: red team), else read now."""
+    only a sentinel holds: red team), else read now. ``proven``: the twinned functions' keys that the
+    generation's trial (``cmd_twins``) saw fail with the reference (config.json's ``twins``): the trial's changes
+    too are made (``twin_source``'s ``trial``), and only these functions get a twin; None (a task generated
+    before the trial): the sure changes only. The texts are the same either way for a function both give a
+    twin, and the draws of ``rng`` too (a function's change is made, then left out)."""
     fail_to_pass = set(fail_to_pass)
     found = []
     for rel in sorted(set(files)):
@@ -1509,9 +1550,9 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularie
                 if data is not None:  # the table changed, the function as written
                     twin = data + body
                 else:  # the function's last statement changed, its decorators as written
-                    changed = twin_source(body, rng, vocabulary)
+                    changed = twin_source(body, rng, vocabulary, trial=proven is not None)
                     twin = None if changed is None else decorators + changed
-                if twin is not None:
+                if twin is not None and (proven is None or rel + "::" + qual in proven):
                     block = "".join(indent + line if line.strip() else line for line in twin.splitlines(True))
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
@@ -1540,6 +1581,47 @@ def twin_of(node_id, twins):
     """The twinned function (a key of ``twins``) a reported node id belongs to, or None."""
     key = function_of(node_id)
     return key if key in twins else None
+
+
+SEAL_SKIP = ("/proc", "/sys", "/dev")  # kernel views; /dev/shm and /dev/mqueue are walked on their own
+
+
+def seal_shared(runner_uid, roots=("/", "/dev/shm", "/dev/mqueue")):
+    """Take the runner user's write access from everything it could write but did not make (red team 6: a
+    file the agent left world-writable in its home counted the sessions, and the code under test learnt which
+    one it ran in): every entry under ``roots`` on their own file systems (no mount point's contents: a host's
+    bind mount is never changed) that others may write, or the runner's group may, loses that bit; the shared
+    folders root owns with the sticky bit (``/tmp``, ``/dev/shm``) stay writable, and what the runner makes
+    there is removed after each session (``remove_owned``). Call once, as root in a task container, before the
+    first session. Returns how many entries were sealed."""
+    sealed = 0
+    for root in roots:
+        if not os.path.isdir(root) or os.path.islink(root):
+            continue
+        device = os.lstat(root).st_dev
+        for folder, dirs, names in os.walk(root):
+            if folder == "/":
+                dirs[:] = [d for d in dirs if "/" + d not in SEAL_SKIP]
+            for name in list(dirs) + names:
+                path = os.path.join(folder, name)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if info.st_dev != device:
+                    if name in dirs:
+                        dirs.remove(name)
+                    continue
+                bits = info.st_mode & 0o002 | (info.st_mode & 0o020 if info.st_gid == runner_uid else 0)
+                if not bits or stat.S_ISLNK(info.st_mode) or (
+                        stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX and info.st_uid == 0):
+                    continue
+                try:
+                    os.chmod(path, stat.S_IMODE(info.st_mode) & ~bits)
+                    sealed += 1
+                except OSError:
+                    pass
+    return sealed
 
 
 def remove_owned(uid, roots=("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")):
@@ -1946,6 +2028,79 @@ def cmd_run(args):
     return 0
 
 
+def plant_checks(config, f2p, p2p, placement, trial=False):
+    """Plant the sentinels in the workspace's graded test files and plan the twins (module docstring, step 4):
+    ``(sentinels, texts, twins)`` as ``plant_sentinels`` and ``plan_twins`` give them, drawn by the task's
+    ``sentinel_seed`` (a random one when config.json has none), the twins' sessions by ``placement`` (a
+    ``random.Random``). ``trial``: every FAIL_TO_PASS function with a change of its own, the trial's changes
+    included, each twin in session 0 (``cmd_twins``); else the functions config.json's ``twins`` lists (when it
+    has the key), at most ``MAX_TWINS``. No twin when config.json plants no sentinel (``sentinels: 0``)."""
+    ws = config["workspace"]
+    rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
+    count = config.get("sentinels", DEFAULT_SENTINELS)
+    # sentinels copy PASS_TO_PASS tests only: a near-copy of a FAIL_TO_PASS test beside it would let the code
+    # under test compare the two; a FAIL_TO_PASS test's own twin is in a session of its own (plan_twins)
+    vocabularies = {}
+    for rel in grade_files(f2p):
+        data = read_regular(os.path.join(ws, rel), AUDIT_BYTES)
+        if data is not None:
+            vocabularies[rel] = _module_strings(data.decode("utf-8", "surrogateescape"))
+    # nor a PASS_TO_PASS case of a function with FAIL_TO_PASS cases: its copy would keep the parametrize
+    # table that the function's data twin changes (data_twin), a difference to compare
+    twinned = set(function_of(t) for t in f2p)
+    copied = set(t for t in p2p if function_of(t) not in twinned)
+    sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=copied)
+    if count <= 0:
+        return sentinels, {}, {}
+    if trial:
+        everyone = set(function_of(t) for t in f2p)
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, limit=None, vocabularies=vocabularies,
+                                  placement=_First(), proven=everyone)
+    else:
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies, placement=placement,
+                                  proven=set(config["twins"]) if "twins" in config else None)
+    return sentinels, texts, twins
+
+
+class _First(object):
+    """A placement that puts every twin in session 0 (the twin trial's one session)."""
+
+    @staticmethod
+    def randrange(n):
+        return 0
+
+
+def cmd_twins(args):
+    """The twin trial, at generation, in a container with the reference solution applied: every FAIL_TO_PASS
+    function's twin (``plant_checks`` with ``trial``) in one pytest session beside the sentinels; writes
+    ``{"proven": [keys of the twins every case of which failed or errored], "twins": {key: [outcomes]},
+    "exit_code", "seconds"}`` to ``--results``. A twin the reference passes would read as tampering in the
+    oracle's grading: it is left out of config.json's ``twins``, and its test then has no twin."""
+    inputs = read_inputs(args.tests_dir)
+    config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
+    try:
+        prepare_workspace(inputs)
+        _, texts, twins = plant_checks(config, f2p, p2p, None, trial=True)
+        for rel, variants in sorted(texts.items()):
+            with open(os.path.join(config["workspace"], rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(variants[0])
+    except OSError as exc:
+        sys.stdout.write(json.dumps({"error": str(exc)}))
+        return 3
+    folder, junit = _junit_dir()
+    files = grade_files(f2p + p2p)
+    code, seconds, tail = run_pytest(config["workspace"], files, junit, config.get("timeout_sec", 1800),
+                                     config.get("pytest_plugins"), _runner_uid(config), fresh_bytecode=False)
+    outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
+    shutil.rmtree(folder, ignore_errors=True)
+    seen = dict((key, sorted(v for k, v in outcomes.items() if twin_of(k, twins) == key)) for key in sorted(twins))
+    proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
+    result = {"proven": proven, "twins": seen, "exit_code": code, "seconds": seconds}
+    _write_atomic(args.results, json.dumps(result))
+    sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds, "proven": len(proven)}))
+    return 0
+
+
 def cmd_grade(args):
     clock = _Phases()
     env_guard.kill_strays()  # first: nothing the agent left running acts from here on
@@ -1976,28 +2131,15 @@ def cmd_grade(args):
             remove_above(ws, TEST_CONFIG_NAMES)
         clock.mark("workspace")
         files = grade_files(f2p + p2p)
-        rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
-        count = config.get("sentinels", DEFAULT_SENTINELS)
-        # sentinels copy PASS_TO_PASS tests only: a near-copy of a FAIL_TO_PASS test beside it would let the code
-        # under test compare the two; a FAIL_TO_PASS test's own twin is in a session of its own (plan_twins)
-        vocabularies = {}
-        for rel in grade_files(f2p):
-            data = read_regular(os.path.join(ws, rel), AUDIT_BYTES)
-            if data is not None:
-                vocabularies[rel] = _module_strings(data.decode("utf-8", "surrogateescape"))
-        # nor a PASS_TO_PASS case of a function with FAIL_TO_PASS cases: its copy would keep the parametrize
-        # table that the function's data twin changes (data_twin), a difference to compare
-        twinned = set(function_of(t) for t in f2p)
-        copied = set(t for t in p2p if function_of(t) not in twinned)
-        sentinels = plant_sentinels(ws, grade_files(f2p) + grade_files(p2p), count, rng, graded=copied)
-        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies,
-                                  placement=random.Random(fresh_entropy())) if count > 0 else ({}, {})
+        sentinels, texts, twins = plant_checks(config, f2p, p2p, random.Random(fresh_entropy()))
         folder, junit = _junit_dir()
         locked = _lock([args.tests_dir, logs])
         bytecode = config.get("bytecode") if config.get("prepared") else pinned_bytecode(intact)
         clock.mark("sentinels and locks")
         runs = []
         end_session(_runner_uid(config), ws, clean=True)  # both sessions start alike
+        if _runner_uid(config) is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1":
+            seal_shared(_runner_uid(config))  # nothing left writable carries a note from one session to the next
         for session in (0, 1):
             for rel, variants in sorted(texts.items()):
                 with open(os.path.join(ws, rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
@@ -2073,6 +2215,9 @@ def command_parser(description):
 def main(argv=None):
     parser, sub = command_parser(__doc__.split("\n")[0])
     sub.add_parser("plugins")
+    twins = sub.add_parser("twins")
+    twins.add_argument("--tests-dir", required=True)
+    twins.add_argument("--results", required=True)
     args = parser.parse_args(argv)
     if args.command == "plugins":
         sys.stdout.write(json.dumps(installed_plugins()))
@@ -2081,6 +2226,8 @@ def main(argv=None):
         return cmd_run(args)
     if args.command == "grade":
         return cmd_grade(args)
+    if args.command == "twins":
+        return cmd_twins(args)
     parser.print_help()
     return 2
 

@@ -31,7 +31,7 @@ from repo2env.environment.ladder import EnvironmentSearch
 from repo2env.environment.selection import select_tests
 from repo2env.environment.egress import bundle_hosts
 from repo2env.environment.task_image import TaskImage, stage_environment
-from repo2env.environment.testrun import PatchDoesNotApply, idle_tests, run_tests
+from repo2env.environment.testrun import RESULT_PATH, PatchDoesNotApply, idle_tests, run_tests, run_twin_trial
 from repo2env.graders import runtime_verifier
 from repo2env.graders.runtime_verifier import OVERLAY_DIR
 from repo2env.instructions.leak_audit import AuditContext, added_lines
@@ -537,6 +537,45 @@ def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage
     return {"selection": widened, "targets": config["run_targets"], "record": record}
 
 
+def untwinned(repo_path: str, commit: str, fail_to_pass) -> list[str]:
+    """The FAIL_TO_PASS test functions (``file::name`` or ``file::Class::name``) of the Python test files at
+    ``commit`` to which the grader can give no sure twin (``runtime_verifier.twin_source`` without ``trial``,
+    nor ``data_twin``): a closing helper call, a check in a closing loop or ``with`` block, an early ``return``.
+    Sorted; a file that is not there or does not parse counts each of its functions."""
+    wanted = sorted({runtime_verifier.function_of(t) for t in fail_to_pass})
+    missing = []
+    for rel in sorted({key.split("::", 1)[0] for key in wanted}):
+        data = gitrepo.file_bytes(repo_path, commit, rel) if rel.endswith(".py") else None
+        source = (data or b"").decode("utf-8", "surrogateescape")
+        sure = {f"{rel}::{qual}" for qual in runtime_verifier.surely_twinned(source)}
+        missing += [key for key in wanted if key.startswith(rel + "::") and key not in sure]
+    return missing
+
+
+def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, config: dict,
+                selection) -> None:
+    """When a FAIL_TO_PASS test function has no sure twin (``untwinned``) and the language's grader has a twin
+    trial (``twin_trial_command``), run it with the reference solution in place and write the functions whose
+    twins failed there to config.json's ``twins`` (the grader then twins those, and only those: red team 6 scored
+    1.0 with code that forged the report of a FAIL_TO_PASS test that had no twin). The trial's outcome is
+    recorded in the run's artefacts; a trial that cannot run leaves config.json without ``twins`` (the sure
+    twins only, as before the trial)."""
+    command = getattr(language, "twin_trial_command", None)
+    if command is None or not untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass):
+        return
+    ctx.report("twin trial")
+    try:
+        with timings.stage("twin trial"):
+            env_image = images.environment_image(ctx.client, stage.root / "environment", spec.task_id)
+            found = run_twin_trial(ctx.client, env_image, stage.root, command=command("/tests", RESULT_PATH),
+                                   extra_hosts=bundle_hosts(stage.root), timeout_sec=RUN_TIMEOUT_SEC,
+                                   **caps(ctx, spec.repo))
+    except (TestRunError, PatchDoesNotApply, docker.errors.ContainerError, ValueError):
+        return
+    config["twins"] = sorted(found.get("proven") or [])
+    _write_config(stage, config)
+
+
 def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,
                       config: dict, targets: list, before: list, after: list,
                       search: EnvironmentSearch) -> Draft | Skip:
@@ -564,6 +603,7 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     _write_config(stage, config)
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
+    _twin_trial(spec, ctx, stage, language, config, selection)
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
     seen = evidence(spec, selection, before, language)

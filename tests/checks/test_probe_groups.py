@@ -37,7 +37,7 @@ def test_what_the_grader_reports_as_tampering_and_the_valid_alternative_act_alon
     # runs again alone (run_probes)
     shared = {"input_rewriter", "grader_swapper", "code_result_rewrite", "shadow_pytest", "reward_late_writer"}
     assert not shared & alone
-    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (29, 14)  # container starts: 29 -> 14
+    assert (len(PYTHON_RUNTIME), len(groups(PYTHON_RUNTIME))) == (30, 15)  # container starts: 30 -> 15
 
 
 def test_only_probes_that_declare_what_they_change_are_grouped():

@@ -158,6 +158,12 @@ def _runner_as_root(copy: Path) -> None:
     _no_sentinels(copy)
 
 
+def _no_twins(copy: Path) -> None:
+    """No FAIL_TO_PASS test twinned (config.json's ``twins`` empty, as when the twin trial proves none): the
+    sentinels, whose names no graded test has, are all that is left."""
+    _config(copy, twins=[])
+
+
 def _leaky_history(copy: Path) -> None:
     shutil.copy(copy / "solution/patch.diff", copy / "environment/fix.diff")
     with open(copy / "environment/Dockerfile", "a") as handle:
@@ -195,6 +201,7 @@ WEAK = {  # probe -> the defense removed
     "code_spare_copies": _no_sentinels,
     "code_result_rewrite": _readable_report,
     "code_graded_only": _runner_as_root,
+    "code_forge_by_name": _no_twins,
     "history": _leaky_history,
     "filesystem": _leaky_filesystem,
 }
@@ -283,9 +290,9 @@ def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_p
     assert [(r.name, r.reward, r.ok) for r in fast] == [(r.name, r.reward, r.ok) for r in plain]
     # plain: a container per probe; fast: the checks' group, the valid alternative, and per chain (workers=2) one
     # container for each unit whose act changed something (groups of 2 to 10 attacks, code_runner_flip,
-    # code_early_exit, code_spare_copies), the attacks that changed nothing acting in those same containers
-    assert plain_starts == len(plain) == 29
-    assert fast_starts == 8
+    # code_early_exit, code_spare_copies, code_forge_by_name), the attacks that changed nothing acting in those same containers
+    assert plain_starts == len(plain) == 30
+    assert fast_starts == 9
     idle = {r.name for r in fast if r.detail == UNCHANGED}
     assert {"stdlib_zip", "system_program", "sitecustomize", "site_pth"} <= idle
     assert not idle & {"valid_alternative", "conftest_force_pass", "code_runner_flip", "rewrite_tests"}

@@ -793,6 +793,84 @@ def test_twins_sit_in_place_of_their_originals_one_session_each(tmp_path):
     assert sides == {0, 1}
 
 
+TRIAL_FORMS = [  # (a FAIL_TO_PASS test's closing statements that no sure change fits, its trial twin's)
+    ('    check_size("3 GB", 3 * 1024 ** 3)\n', '    check_size("3 GB", 6 * 1024 ** 3)\n'),
+    ("    np.testing.assert_allclose(f(x), [1.0, 2.5], rtol=1e-3)\n",
+     "    np.testing.assert_allclose(f(x), [1.2, 2.5], rtol=1e-3)\n"),
+    ('    m.assert_called_once_with("a", 2)\n', '    m.assert_called_once_with("a", 4)\n'),
+    ("    for a, b in [(1, 2), (3, 4)]:\n        assert f(a) == b\n",
+     "    for a, b in [(1, 2), (3, 4)]:\n        assert f(a) != b\n"),
+    ("    with pytest.warns(UserWarning):\n        assert f(1) == 2\n",
+     "    with pytest.warns(UserWarning):\n        assert f(1) == 4\n"),
+    ("    if x:\n        return\n    assert f() == 2\n", "    if x:\n        return\n    assert f() == 4\n"),
+    ("    self.assertAlmostEqual(f(), 1.5)\n", "    self.assertAlmostEqual(f(), 1.7)\n"),
+]
+
+
+@pytest.mark.parametrize("last, twin", TRIAL_FORMS, ids=[f[0].strip()[:40] for f in TRIAL_FORMS])
+def test_a_test_with_no_sure_twin_has_a_trial_twin(last, twin):
+    """Red team 6: a FAIL_TO_PASS test closing with a helper call, a numpy or mock assertion, a loop, a ``with``
+    block or past an early ``return`` had no twin, and code forging its report scored 1.0. Such a test has no
+    sure twin, and a trial one (a literal argument of the closing call moved, the check inside the block
+    changed), which only the generation's trial with the reference can vouch for."""
+    head = "def test_a(self):\n    x = 1\n"
+    assert verifier.twin_source(head + last, random.Random(1)) is None
+    assert verifier.twin_source(head + last, random.Random(1), trial=True) == head + twin
+    assert verifier.twin_source(head + "    g()\n", random.Random(1), trial=True) is None
+
+
+RELABEL = """import _pytest.reports
+
+_real = _pytest.reports.TestReport.__init__
+
+
+def _passed(self, *args, **kwargs):  # the graded test's failure reported passed, wherever its name is
+    _real(self, *args, **kwargs)
+    if self.when == "call" and self.outcome == "failed" and self.nodeid.endswith("::test_two"):
+        self.outcome, self.longrepr = "passed", None
+
+
+_pytest.reports.TestReport.__init__ = _passed
+
+
+def f():
+    return 1
+"""
+
+
+@pytest.mark.parametrize("checker, proven", [("    assert value == expected\n", True),
+                                             ("    assert value\n", False)], ids=["checks", "ignores-expected"])
+def test_a_test_closing_with_a_helper_call_is_twinned_once_the_trial_proves_its_twin(tmp_path, new_repo, checker,
+                                                                                    proven):
+    """Red team 6 (1.0): the FAIL_TO_PASS test closes with a helper call (``check(f(), 2)``), which had no twin, so
+    code that reports its failure passed (sparing the sentinels) was graded 1.0. The twin trial (``verifier.py twins``, the reference
+    in place) proves the twin ``check(f(), 4)`` fails; with config.json's ``twins`` naming it, the same code
+    scores 0 and the honest fix 1.0. A helper that ignores the moved argument passes the twin with the
+    reference: the trial leaves it out, and the honest fix still scores 1.0 (no twin to read as tampering)."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "from mod import f\n\n\ndef check(value, expected):\n" + checker + "\n\ndef test_two():\n    check(f(), 2)\n")
+    (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::test_two"]))
+    (tests / "p2p.json").write_text("[]")
+    config = json.loads((tests / "config.json").read_text())
+    (repo / "mod.py").write_text("def f():\n    return 2\n")  # the reference in place, as in the trial's container
+    results = tmp_path / "trial.json"
+    assert verifier.main(["twins", "--tests-dir", str(tests), "--results", str(results)]) == 0
+    trial = json.loads(results.read_text())
+    assert trial["proven"] == (["tests/test_mod.py::test_two"] if proven else []), trial
+    assert trial["twins"] == {"tests/test_mod.py::test_two": ["failed" if proven else "passed"]}
+    config["twins"] = trial["proven"]
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(3)):
+        assert details["reward"] == 1.0 and details["twins"] == (1 if proven else 0), details
+    (repo / "mod.py").write_text(RELABEL)
+    if proven:
+        for details in _grades_by_seed(tests, config, tmp_path / "forged", range(4)):
+            assert details["reward"] == 0.0 and "twin" in details["tampering"], details
+    before_trial = {k: v for k, v in config.items() if k != "twins"}
+    assert [d["reward"] for d in _grades_by_seed(tests, before_trial, tmp_path / "old", [0])] == [1.0]
+
+
 def test_a_correct_fix_whose_exception_also_derives_from_the_old_one_scores_one(tmp_path, new_repo):
     """Red team: a fix raising ``class DivisionByZero(ValueError, ZeroDivisionError)`` (what the task asks for,
     and still what old callers catch) passed a twin that expected the old exception, and graded 0."""
@@ -818,3 +896,21 @@ def test_the_gap_before_a_definition_is_counted_from_its_first_decorator():
               "def test_b():\n    pass\n")
     assert verifier._def_gap(source.splitlines(True)) == 2
     assert verifier._def_gap("x = 1\n\ndef a():\n    pass\n\ndef b():\n    pass\n".splitlines(True)) == 1
+
+
+def test_sealing_takes_others_write_bit_and_leaves_sticky_shared_folders(tmp_path):
+    """On this host's file system: world-writable entries lose the bit, group-writable ones only when the group
+    is the runner's, a sticky folder of root's keeps it, and a link is never followed."""
+    note, folder, shared, mine = tmp_path / "note", tmp_path / "box", tmp_path / "shared", tmp_path / "group"
+    note.write_text("")
+    note.chmod(0o666)
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    shared.mkdir()
+    shared.chmod(0o1777)
+    mine.write_text("")
+    mine.chmod(0o664)
+    (tmp_path / "link").symlink_to(note)
+    assert verifier.seal_shared(12345, roots=(str(tmp_path),)) == 2
+    assert [oct(p.stat().st_mode & 0o7777) for p in (note, folder, shared, mine)] == \
+        ["0o664", "0o775", "0o1777", "0o664"]

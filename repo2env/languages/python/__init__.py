@@ -100,6 +100,11 @@ class PythonLanguage:
         (parsed from its JUnit XML inside the container, where node ids resolve against the workspace)."""
         return ["python3", f"{tests_dir}/verifier.py", "run", "--tests-dir", tests_dir, "--results", result_path]
 
+    def twin_trial_command(self, tests_dir: str, result_path: str) -> list[str]:
+        """``verifier.py twins``: the grader's twin trial (``runtime_verifier.cmd_twins``), run with the
+        reference solution in place; its JSON at ``result_path``."""
+        return ["python3", f"{tests_dir}/verifier.py", "twins", "--tests-dir", tests_dir, "--results", result_path]
+
     def parse_results(self, text: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
         """``verifier.py run``'s JSON: ``(outcomes, collection_errors, collection_messages)``. Raises
         ``ValueError`` for anything else."""
