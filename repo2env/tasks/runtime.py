@@ -226,19 +226,44 @@ def _steady(test_id: str, text: str, before: list[TestRun]) -> str | None:
     """``text`` (one failure's digest) as every run of ``before`` read it: an object's address (``0x7f3a…``, which
     differs from run to run) or a number of 12 digits or more (an ``id()`` in a repr, ``<Tag @ 139677940805888>``;
     a time in nanoseconds) as ``0x…``, its ``L name = value`` lines (the test's locals,
-    ``runtime_verifier.local_lines``) only those that read alike in every run; None when the rest differs in
-    some run."""
-    def split(digest: str) -> tuple[str, list[str]]:
+    ``runtime_verifier.local_lines``) only those that read alike in every run. A line of the rest that differs in
+    a few words between runs (a timestamp, a duration, a port: tenacity pr#603 lost its whole failure to one
+    time) has those words as ``0x…`` too (``_masked``); None when the rest differs in any other way."""
+    def split(digest: str) -> tuple[list[str], list[str]]:
         lines = runtime_verifier.VOLATILE.sub("0x…", _SCRATCH.sub("r2e-run-XXXXXXXX", digest)).split("\n")
-        return "\n".join(x for x in lines if not x.startswith("L ")), [x for x in lines if x.startswith("L ")]
+        return [x for x in lines if not x.startswith("L ")], [x for x in lines if x.startswith("L ")]
 
     head, shown = split(text)
     for run in before:
         other_head, other_shown = split(run.failure_details.get(test_id, text))
-        if other_head != head:
+        if len(other_head) != len(head):
+            return None
+        head = [_masked(a, b) for a, b in zip(head, other_head)]
+        if None in head:
             return None
         shown = [x for x in shown if x in other_shown]
-    return "\n".join([head] + shown)
+    return "\n".join(head + shown)
+
+
+_WORDS = re.compile(r"\w+|\W")
+
+
+def _masked(line: str, other: str) -> str | None:
+    """``line`` with the words in which ``other`` differs written ``0x…`` (the mark of a value that differs from
+    run to run, which no instruction quotes: ``instructions.observed.spans``), when the two have the same shape
+    (as many words and separators, the separators alike) and at most a third of the words differ; else None."""
+    if line == other:
+        return line
+    mine, theirs = _WORDS.findall(line), _WORDS.findall(other)
+    if len(mine) != len(theirs):
+        return None
+    changed = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+    words = sum(1 for w in mine if w[0].isalnum() or w[0] == "_")
+    if any(not (mine[i][0].isalnum() or mine[i][0] == "_") for i in changed) or 3 * len(changed) > words:
+        return None
+    for i in changed:
+        mine[i] = "0x…"
+    return "".join(mine)
 
 
 def evidence(spec: RuntimeSpec, selection, before: list[TestRun], language) -> Evidence:
