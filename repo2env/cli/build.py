@@ -45,7 +45,7 @@ def build_cmd(config_file, jobs, shard, executor, dry_run, force, as_json) -> No
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
-    with Progress(*columns, console=err_console, transient=False) as progress:
+    with Progress(*columns, console=err_console, transient=False, disable=not err_console.is_terminal) as progress:
         bar = progress.add_task("build", total=None, stage="planning")
 
         def update(done: int, total: int, message: str) -> None:

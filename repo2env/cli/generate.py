@@ -317,7 +317,8 @@ def generate_cmd(source, pipeline_name, out, bundle_format, pipeline_opts, dry_r
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("[dim]{task.fields[stage]}"))
-    progress = Progress(*columns, console=err_console, transient=False)
+    # no bar when stderr is not a terminal (a log file): only the per-candidate lines, no frame of the bar
+    progress = Progress(*columns, console=err_console, transient=False, disable=not err_console.is_terminal)
     try:
         summary = generate(pipeline_name, source, options, RichReporter(progress), jobs=jobs)
     finally:

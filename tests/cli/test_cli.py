@@ -67,6 +67,7 @@ def test_repo_without_prs_yields_no_candidates(new_repo, tmp_path, capsys, docke
     commit_files(repo, "just a commit", {"a.py": "1\n"})
     code, out = run_cli(capsys, "generate", "--no-probes", "--pipeline", "pr_runtime", str(repo), "--out", str(tmp_path / "o"))
     assert code == 0 and "candidates" in out
+    assert "━" not in out and "0:00:0" not in out  # stderr is no terminal here: no frame of the progress bar
 
 
 def test_since_after_until(demo_repo, tmp_path, capsys):
