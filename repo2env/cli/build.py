@@ -96,7 +96,8 @@ def report_cmd(folder, as_json) -> None:
         rejected = ", ".join(f"{k} {v}" for k, v in sorted(g["rejected"].items())) or "-"
         errors = f"  errors: {g['errors']}" if g["errors"] else ""
         click.echo(f"{g['repo']:<30} {g['pipeline']:<18} {g['verified']:>4}/{g['candidates']:<4} verified  "
-                   f"rejected: {rejected}  skipped: {skipped}{errors}  test {g['test_seconds']:.0f} s")
+                   f"rejected: {rejected}  skipped: {skipped}{errors}  wall {g['wall_seconds']:.0f} s "
+                   f"(tests in containers {g['test_seconds']:.0f} s)")
     diff = report["diff"]
     click.echo(f"since the previous build: {len(diff['added'])} added, {len(diff['removed'])} removed, "
                f"{len(diff['changed'])} changed")

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 _local = threading.local()
 
 #: the stages, in the order a candidate meets them (``other`` is what the others leave)
-STAGES = ("image build", "test runs", "controls", "probes", "container start", "container stop", "other")
+STAGES = ("image build", "test runs", "twin trial", "controls", "probes", "container start", "container stop", "other")
 
 
 class Stopwatch:

@@ -5,6 +5,7 @@ runs only that repository's new candidate; a source that cannot be planned fails
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -136,6 +137,7 @@ def test_an_unchanged_rerun_does_no_work_and_says_so(repos, whole, capsys):
     text = capsys.readouterr().out
     assert "since the previous build: 0 added, 0 removed, 0 changed" in text
     assert "rejected: -  skipped: " in text  # rejections have a column of their own (none here)
+    assert re.search(r" wall \d+ s \(tests in containers \d+ s\)\n", text), text  # what the seconds are
 
 
 def test_two_shards_and_merge_equal_one_build(repos, whole):
