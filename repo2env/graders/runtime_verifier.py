@@ -107,7 +107,7 @@ INPUT_FILES = ("config.json", "f2p.json", "p2p.json", "base_files.json", "python
 OVERLAY_DIR = "overlay"
 RUNNER_UID = 65534  # nobody
 DEFAULT_SENTINELS = 3
-MAX_TWINS = 8  # FAIL_TO_PASS tests given a near-copy of their own, over DEFAULT_SENTINELS (plant_sentinels)
+MAX_TWINS = 8  # FAIL_TO_PASS tests plant_sentinels gives a near-copy of their own (when asked: fail_to_pass)
 # Changed source lines that reach into the test runner or the interpreter's hooks: flagged in the details.
 AUDIT_PATTERNS = ("_pytest", "pytest_runtest", "pytest_report", "TestReport", "junitxml", "sys.settrace",
                   "sys.setprofile", "os._exit", "atexit", "builtins", "sys.modules[", "unittest.result")
@@ -1373,7 +1373,8 @@ def twin_source(function_source, rng, vocabulary=(), trial=False):
     (red team 6: a FAIL_TO_PASS test without a twin let code that forges reports score 1.0): the checks above
     in the last statement of a closing ``for``, ``while`` or ``with`` block (``pytest.warns``, ``mock.patch``),
     or past an early ``return``, and a closing call's last literal argument (a helper ``check(x, 3 * 1024)``,
-    ``np.testing.assert_allclose``, ``mock.assert_called_with``) moved as an expected literal is. The
+    ``np.testing.assert_allclose``, ``mock.assert_called_with``) moved as an expected literal is, else the
+    literal of the latest assignment that has one (``expected = 3 * 1024`` before ``check(got, expected)``). The
     generation's twin trial (``cmd_twins``) keeps only those that failed with the reference; the rest never
     reach a grading (``plan_twins``' ``proven``). Returns the source, or None when the test has no such change
     (or Python lacks ``end_col_offset``, before 3.8)."""
@@ -1391,6 +1392,12 @@ def twin_source(function_source, rng, vocabulary=(), trial=False):
         if change is not None or not isinstance(last, _BLOCKS) or not last.body:
             break
         last = last.body[-1]
+    if trial and change is None:  # the literal an assignment gives, the latest first (``expected = 3 * 1024``)
+        for statement in reversed(func.body[:-1]):
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                change = _other_value(function_source, [statement.value], rng, vocabulary)
+                if change is not None:
+                    break
     return None if change is None else _edit(function_source, change[0], change[1])
 
 
@@ -1518,10 +1525,11 @@ def surely_twinned(source):
     return sure
 
 
-def plan_twins(workspace, files, fail_to_pass, rng, limit=MAX_TWINS, vocabularies=None, placement=None,
+def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=None, placement=None,
                proven=None):
-    """Twins (``twin_source``) for up to ``limit`` FAIL_TO_PASS test functions of ``files`` (relative paths; the
-    functions are drawn at random among those with a twin, by ``rng``), each given a session in which it is the
+    """Twins (``twin_source``) for the FAIL_TO_PASS test functions of ``files`` (relative paths), up to ``limit``
+    (None: all; a task's FAIL_TO_PASS functions are all twinned: with a few drawn among many, code under test that
+    solved most and forged one scored 1.0 whenever the one was not drawn; drawn at random by ``rng``), each given a session in which it is the
     twin at random by ``placement`` (default ``rng``; the grader draws it afresh at every grading: red team 5's
     code told the two sessions apart, by pid gaps, its parent's CPU time or IPC objects it left, and under a
     placement fixed per task failed in the twin's session only, for 1.0; drawn afresh, such code is caught at
@@ -2034,7 +2042,7 @@ def plant_checks(config, f2p, p2p, placement, trial=False):
     ``sentinel_seed`` (a random one when config.json has none), the twins' sessions by ``placement`` (a
     ``random.Random``). ``trial``: every FAIL_TO_PASS function with a change of its own, the trial's changes
     included, each twin in session 0 (``cmd_twins``); else the functions config.json's ``twins`` lists (when it
-    has the key), at most ``MAX_TWINS``. No twin when config.json plants no sentinel (``sentinels: 0``)."""
+    has the key). No twin when config.json plants no sentinel (``sentinels: 0``)."""
     ws = config["workspace"]
     rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
     count = config.get("sentinels", DEFAULT_SENTINELS)
@@ -2054,8 +2062,8 @@ def plant_checks(config, f2p, p2p, placement, trial=False):
         return sentinels, {}, {}
     if trial:
         everyone = set(function_of(t) for t in f2p)
-        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, limit=None, vocabularies=vocabularies,
-                                  placement=_First(), proven=everyone)
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies, placement=_First(),
+                                  proven=everyone)
     else:
         texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies, placement=placement,
                                   proven=set(config["twins"]) if "twins" in config else None)

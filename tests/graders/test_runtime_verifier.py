@@ -804,6 +804,7 @@ TRIAL_FORMS = [  # (a FAIL_TO_PASS test's closing statements that no sure change
      "    with pytest.warns(UserWarning):\n        assert f(1) == 4\n"),
     ("    if x:\n        return\n    assert f() == 2\n", "    if x:\n        return\n    assert f() == 4\n"),
     ("    self.assertAlmostEqual(f(), 1.5)\n", "    self.assertAlmostEqual(f(), 1.7)\n"),
+    ("    want = {'a': 1}\n    check(f(x), want)\n", "    want = {'e': 1}\n    check(f(x), want)\n"),
 ]
 
 
@@ -816,7 +817,7 @@ def test_a_test_with_no_sure_twin_has_a_trial_twin(last, twin):
     head = "def test_a(self):\n    x = 1\n"
     assert verifier.twin_source(head + last, random.Random(1)) is None
     assert verifier.twin_source(head + last, random.Random(1), trial=True) == head + twin
-    assert verifier.twin_source(head + "    g()\n", random.Random(1), trial=True) is None
+    assert verifier.twin_source("def test_a(self):\n    x = f()\n    g(x)\n", random.Random(1), trial=True) is None
 
 
 RELABEL = """import _pytest.reports
