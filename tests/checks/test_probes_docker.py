@@ -358,9 +358,10 @@ def test_validate_run_probes_labels_a_weak_task_failed(demo_generated, tmp_path,
     # the cleanup and the sentinels are off: planted plugins and source that changes the reports in pytest's
     # process break it (the shadowing pytest.py and the early exit forge reports without the parametrized ids,
     # which grades 0; the report file, write-only to the runner, cannot be rewritten at exit); the weak copy's
-    # agent is root (_weak), so the standard library shadowed from the zip slot breaks it too
+    # agent is root (_weak), so the standard library shadowed from the zip slot breaks it too; with no sentinels
+    # there are no twins either, so the graded tests reported passed by name go unseen
     assert failed == {"conftest_force_pass", "ini_addopts", "pyproject_addopts", "code_runner_flip",
-                      "code_spare_copies", "stdlib_zip"} and report["status"] == "failed_controls"
+                      "code_spare_copies", "stdlib_zip", "code_forge_by_name"} and report["status"] == "failed_controls"
     assert any(f["check"] == "probes" and "probe_" in f["message"] for f in report["findings"])
 
 
