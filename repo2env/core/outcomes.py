@@ -41,6 +41,7 @@ class SkipReason(StrEnum):
     TEST_ENVIRONMENT_BROKEN = "test_environment_broken"
     INSTRUCTION_TOO_THIN = "instruction_too_thin"
     INSTRUCTION_NOT_ACTIONABLE = "instruction_not_actionable"
+    UNTWINNED_FAIL_TO_PASS = "untwinned_fail_to_pass"
     ORACLE_FAILED = "oracle_failed"
     NOP_FAILED = "nop_failed"
     CONTROL_ERROR = "control_error"
@@ -99,6 +100,8 @@ SKIP_REASONS: dict[SkipReason, str] = {
     SkipReason.INSTRUCTION_TOO_THIN: "after leak stripping the instruction is too short to act on",
     SkipReason.INSTRUCTION_NOT_ACTIONABLE: "the instruction states fewer of an input, what happens and what should "
                                            "happen than --min-actionability asks",
+    SkipReason.UNTWINNED_FAIL_TO_PASS: "a FAIL_TO_PASS test has no twin that fails with the reference: code under "
+                                       "test that forges its report would score 1.0",
     SkipReason.ORACLE_FAILED: "the reference solution did not score 1.0",
     SkipReason.NOP_FAILED: "doing nothing did not score 0.0",
     SkipReason.CONTROL_ERROR: "a control run could not be executed",

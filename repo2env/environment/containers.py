@@ -118,10 +118,15 @@ class TaskContainer:
                 pass
 
     def put_dir(self, src: Path, dest: str) -> None:
-        """Copy the directory ``src`` to ``dest`` in the container (``dest`` is replaced if it exists)."""
-        parent, _, name = dest.rstrip("/").rpartition("/")
-        self.exec(["sh", "-c", f"rm -rf {shlex.quote(dest)} && mkdir -p {shlex.quote(parent or '/')}"])
-        self.container.put_archive(parent or "/", tar_directory(src, name))
+        """Copy the directory ``src`` to ``dest`` in the container. An existing ``dest`` folder keeps its owner
+        and mode and loses its contents first, as Harbor's upload (``docker compose cp src/. main:dest``) leaves
+        them: the task image's ``/tests`` is root's and 0700, so nothing the agent left running reads the grading
+        inputs; a missing one is made with ``src``'s mode."""
+        quoted = shlex.quote(dest.rstrip("/") or "/")
+        self.exec(["sh", "-c", f"if [ -d {quoted} ] && [ ! -L {quoted} ]; then find {quoted} -mindepth 1 -maxdepth 1 "
+                               f"-exec rm -rf {{}} +; else rm -rf {quoted} && mkdir -p {quoted} && "
+                               f"chmod {oct(src.stat().st_mode & 0o7777)[2:]} {quoted}; fi"])
+        self.container.put_archive(dest, tar_directory(src, "."))
 
     def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
              user: str = "root", tail: int | None = 6000) -> tuple[int, str, float]:

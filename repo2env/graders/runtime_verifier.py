@@ -1561,7 +1561,7 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     changed = twin_source(body, rng, vocabulary, trial=proven is not None)
                     twin = None if changed is None else decorators + changed
                 if twin is not None and (proven is None or rel + "::" + qual in proven):
-                    block = "".join(indent + line if line.strip() else line for line in twin.splitlines(True))
+                    block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
     texts, twins = {}, {}
@@ -1571,6 +1571,23 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
         variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
         variants[session][first - 1:last] = [block]
     return dict((rel, tuple("".join(lines) for lines in variants)) for rel, variants in texts.items()), twins
+
+
+def _reindented(original, dedented, twin, indent):
+    """The twin's text as the file holds it: ``original`` (the function's lines in the file), ``dedented`` (the
+    same text with ``indent`` taken off each line that had it: ``_test_functions``), ``twin`` (``dedented`` with
+    one change). Every line the change did not touch is the file's own line, byte for byte; only the changed
+    lines get ``indent`` back (red team 7 told a twin by a blank line of a method that the old re-indenting
+    wrote shorter than the file did). Python's ``difflib`` finds the untouched lines."""
+    import difflib
+    before, after = dedented.splitlines(True), twin.splitlines(True)
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(original[i1:i2])
+        else:
+            out.extend(indent + line if line.strip() else line for line in after[j1:j2])
+    return "".join(out)
 
 
 def fresh_entropy():
@@ -1598,7 +1615,8 @@ def seal_shared(runner_uid, roots=("/", "/dev/shm", "/dev/mqueue")):
     """Take the runner user's write access from everything it could write but did not make (red team 6: a
     file the agent left world-writable in its home counted the sessions, and the code under test learnt which
     one it ran in): every entry under ``roots`` on their own file systems (no mount point's contents: a host's
-    bind mount is never changed) that others may write, or the runner's group may, loses that bit; the shared
+    bind mount is never changed) loses its POSIX ACLs (``ACLS``; on entries not root's) and, when others may write it or the runner's
+    group may, that bit; the shared
     folders root owns with the sticky bit (``/tmp``, ``/dev/shm``) stay writable, and what the runner makes
     there is removed after each session (``remove_owned``). Call once, as root in a task container, before the
     first session. Returns how many entries were sealed."""
@@ -1620,16 +1638,32 @@ def seal_shared(runner_uid, roots=("/", "/dev/shm", "/dev/mqueue")):
                     if name in dirs:
                         dirs.remove(name)
                     continue
-                bits = info.st_mode & 0o002 | (info.st_mode & 0o020 if info.st_gid == runner_uid else 0)
-                if not bits or stat.S_ISLNK(info.st_mode) or (
+                if stat.S_ISLNK(info.st_mode) or (
                         stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX and info.st_uid == 0):
                     continue
-                try:
-                    os.chmod(path, stat.S_IMODE(info.st_mode) & ~bits)
-                    sealed += 1
-                except OSError:
-                    pass
+                try:  # an ACL may grant the runner what the mode bits do not (red team 7: user:nobody:rw); only
+                    # an owner sets one, and root's entries are the image's (a listxattr each: 90 us on overlayfs)
+                    acls = [a for a in os.listxattr(path, follow_symlinks=False) if a in ACLS] \
+                        if info.st_uid != 0 and hasattr(os, "listxattr") else []
+                except OSError:  # a file system without extended attributes
+                    acls = []
+                for acl in acls:
+                    try:
+                        os.removexattr(path, acl, follow_symlinks=False)
+                        sealed += 1
+                    except OSError:
+                        pass
+                bits = info.st_mode & 0o002 | (info.st_mode & 0o020 if info.st_gid == runner_uid else 0)
+                if bits:
+                    try:
+                        os.chmod(path, stat.S_IMODE(info.st_mode) & ~bits)
+                        sealed += 1
+                    except OSError:
+                        pass
     return sealed
+
+
+ACLS = ("system.posix_acl_access", "system.posix_acl_default")  # POSIX ACLs, as the kernel names their xattrs
 
 
 def remove_owned(uid, roots=("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")):

@@ -578,16 +578,18 @@ def untwinned(repo_path: str, commit: str, fail_to_pass) -> list[str]:
 
 
 def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, config: dict,
-                selection) -> None:
+                selection) -> list[str]:
     """When a FAIL_TO_PASS test function has no sure twin (``untwinned``) and the language's grader has a twin
     trial (``twin_trial_command``), run it with the reference solution in place and write the functions whose
     twins failed there to config.json's ``twins`` (the grader then twins those, and only those: red team 6 scored
     1.0 with code that forged the report of a FAIL_TO_PASS test that had no twin). The trial's outcome is
-    recorded in the run's artefacts; a trial that cannot run leaves config.json without ``twins`` (the sure
-    twins only, as before the trial)."""
+    recorded in the run's artefacts. Returns the FAIL_TO_PASS functions left without a twin, sorted (red team
+    7: with the others solved, code under test that forged the report of one of them scored 1.0 on a bundle
+    that passed every probe; the caller skips the candidate); a trial that cannot run leaves them all so."""
     command = getattr(language, "twin_trial_command", None)
-    if command is None or not untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass):
-        return
+    bare = untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass) if command is not None else []
+    if not bare:
+        return []
     ctx.report("twin trial")
     try:
         with timings.stage("twin trial"):
@@ -596,9 +598,10 @@ def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, langua
                                    extra_hosts=bundle_hosts(stage.root), timeout_sec=RUN_TIMEOUT_SEC,
                                    **caps(ctx, spec.repo))
     except (TestRunError, PatchDoesNotApply, docker.errors.ContainerError, ValueError):
-        return
+        return bare
     config["twins"] = sorted(found.get("proven") or [])
-    _write_config(stage, config)
+    _write_config(stage, config)  # a sure twin the reference passes is left out too
+    return sorted({runtime_verifier.function_of(t) for t in selection.fail_to_pass} - set(config["twins"]))
 
 
 def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,
@@ -628,7 +631,10 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     _write_config(stage, config)
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
-    _twin_trial(spec, ctx, stage, language, config, selection)
+    bare = _twin_trial(spec, ctx, stage, language, config, selection)
+    if bare:
+        return Skip(SkipReason.UNTWINNED_FAIL_TO_PASS, f"no twin fails with the reference for {', '.join(bare[:3])}"
+                                                       + (f" (+{len(bare) - 3} more)" if len(bare) > 3 else ""))
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
     seen = evidence(spec, selection, before, language)

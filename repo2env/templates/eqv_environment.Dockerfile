@@ -11,5 +11,6 @@ RUN cd /workspace && git reset -q --hard ${base_commit} && cp -a /tmp/r2e-start/
  && sh /tmp/r2e-scrub_history.sh $$commit && rm -rf /tmp/r2e-scrub_history.sh /tmp/r2e-start \
  && (id -u learner >/dev/null 2>&1 || useradd --create-home --shell /bin/bash learner) \
  && find /workspace -path /workspace/.git/objects -prune -o -exec chown -h learner:learner {} + \
- && find /workspace/.git/objects -type d -exec chown learner:learner {} +
+ && find /workspace/.git/objects -type d -exec chown learner:learner {} + \
+ && install -d -m 0700 -o root -g root /tests
 WORKDIR /workspace

@@ -3,9 +3,11 @@ prepared without git, sentinels, the inputs digest, and the grade command (run h
 user)."""
 
 import json
+import os
 import random
 import re
 import signal
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -872,6 +874,21 @@ def test_a_test_closing_with_a_helper_call_is_twinned_once_the_trial_proves_its_
     assert [d["reward"] for d in _grades_by_seed(tests, before_trial, tmp_path / "old", [0])] == [1.0]
 
 
+def test_a_twin_differs_from_its_original_in_the_changed_statement_only(tmp_path):
+    """Red team 7 (1.0 on a bundle that passed every probe): a method's blank lines held the class's indent and
+    its column-0 comment none; the twin came back with blank lines 4 spaces shorter, and the code under test told
+    twin from original by that alone. Every line the change does not touch is the file's own, byte for byte."""
+    source = ("import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        x = 1\n"
+              "        \n# a note at column 0\n        y = '''\nkept\n'''\n\n        self.assertEqual(f(x), 3)\n")
+    (tmp_path / "t.py").write_text(source)
+    for seed in range(6):
+        texts, twins = verifier.plan_twins(str(tmp_path), ["t.py"], ["t.py::TestA::test_a"], random.Random(seed))
+        twin = texts["t.py"][twins["t.py::TestA::test_a"]]
+        changed = [(a, b) for a, b in zip(source.splitlines(True), twin.splitlines(True)) if a != b]
+        assert len(twin.splitlines()) == len(source.splitlines()) and len(changed) == 1, changed
+        assert changed[0][0].startswith("        self.assertEqual(") and changed[0][1].startswith("        self."), changed
+
+
 def test_a_correct_fix_whose_exception_also_derives_from_the_old_one_scores_one(tmp_path, new_repo):
     """Red team: a fix raising ``class DivisionByZero(ValueError, ZeroDivisionError)`` (what the task asks for,
     and still what old callers catch) passed a twin that expected the old exception, and graded 0."""
@@ -901,7 +918,8 @@ def test_the_gap_before_a_definition_is_counted_from_its_first_decorator():
 
 def test_sealing_takes_others_write_bit_and_leaves_sticky_shared_folders(tmp_path):
     """On this host's file system: world-writable entries lose the bit, group-writable ones only when the group
-    is the runner's, a sticky folder of root's keeps it, and a link is never followed."""
+    is the runner's, a sticky folder of root's keeps it, a link is never followed, and a POSIX ACL that lets the
+    runner write a file of mode 0640 goes (red team 7 set ``user:nobody:rw`` with ``os.setxattr`` alone)."""
     note, folder, shared, mine = tmp_path / "note", tmp_path / "box", tmp_path / "shared", tmp_path / "group"
     note.write_text("")
     note.chmod(0o666)
@@ -912,6 +930,15 @@ def test_sealing_takes_others_write_bit_and_leaves_sticky_shared_folders(tmp_pat
     mine.write_text("")
     mine.chmod(0o664)
     (tmp_path / "link").symlink_to(note)
-    assert verifier.seal_shared(12345, roots=(str(tmp_path),)) == 2
+    granted = tmp_path / "granted"
+    granted.write_text("")
+    granted.chmod(0o640)
+    os.chown(granted, 4242, 4242)  # the agent's: only an owner (or root, whose entries are the image's) sets an ACL
+    entry = lambda tag, perm, who=0xFFFFFFFF: struct.pack("<HHI", tag, perm, who)  # noqa: E731 (acl_ea format)
+    os.setxattr(granted, "system.posix_acl_access", struct.pack("<I", 2) + entry(0x01, 6) + entry(0x02, 6, 12345)
+                + entry(0x04, 4) + entry(0x10, 6) + entry(0x20, 0))
+    assert os.listxattr(granted) == ["system.posix_acl_access"]
+    assert verifier.seal_shared(12345, roots=(str(tmp_path),)) == 3
     assert [oct(p.stat().st_mode & 0o7777) for p in (note, folder, shared, mine)] == \
         ["0o664", "0o775", "0o1777", "0o664"]
+    assert os.listxattr(granted) == [] and granted.stat().st_mode & 0o002 == 0

@@ -1,6 +1,9 @@
-"""What the agent leaves writable cannot carry notes between the grader's sessions (``seal_shared``): red team 6
-left a world-writable file in the agent's home, the code under test counted the sessions in it and so learnt
-which one it ran in. Graded in a real Docker engine as Harbor's shared verifier grades a 1.0 bundle."""
+"""What the agent leaves in the container cannot carry notes between the grader's sessions (``seal_shared``) nor
+read the grading inputs (``/tests`` is root's and closed in the image): red team 6 left a world-writable file in
+the agent's home (red team 7: a file granted to ``nobody`` by a POSIX ACL) and the code under test counted the
+sessions in it; red team 7 left a process that copied the original test files from ``/tests`` after the upload
+and told every twin from its original (1.0 without solving). Graded in a real Docker engine as Harbor's shared
+verifier grades a 1.0 bundle."""
 
 import json
 import re
@@ -13,8 +16,15 @@ from repo2env.environment.images import run_image
 
 pytestmark = pytest.mark.docker
 
-# as the agent (learner): a note file and a folder anyone may write, in its home and in the workspace
-LEAVE = "touch ~/note && chmod 666 ~/note && mkdir -p /workspace/box && chmod 777 /workspace/box"
+# as the agent (learner): a note file and a folder the runner may write, in its home and in the workspace
+WORLD = "touch ~/note && chmod 666 ~/note && mkdir -p /workspace/box && chmod 777 /workspace/box"
+ACL = """touch ~/note && chmod 640 ~/note && mkdir -p /workspace/box && chmod 750 /workspace/box && python3 -c '
+import os, struct
+e = lambda tag, perm, who=0xFFFFFFFF: struct.pack("<HHI", tag, perm, who)
+for path, perm in ((os.path.expanduser("~/note"), 6), ("/workspace/box", 7)):
+    os.setxattr(path, "system.posix_acl_access", struct.pack("<I", 2) + e(1, 7) + e(2, perm, 65534) + e(4, 5)
+                + e(0x10, 7) + e(0x20, 0))
+'"""
 # the code under test writes a mark to both at import, whichever user runs it, and never fails for it
 MARK = """
 
@@ -24,9 +34,13 @@ try:
 except OSError:
     pass
 """
+# a process the agent leaves running: it copies whatever it can read of /tests into its home, every 5 ms
+READER = ("nohup setsid bash -c 'for i in $(seq 4000); do cp -r /tests/. ~/copied/ 2>/dev/null; sleep 0.005; done'"
+          " >/dev/null 2>&1 & mkdir -p ~/copied")
 
 
-def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, demo_generated):
+@pytest.mark.parametrize("leave", [WORLD, ACL], ids=["world-writable", "acl"])
+def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, demo_generated, leave):
     out, _ = demo_generated
     bundle = out / "local__calc-demo-1"
     config = read_task_toml(bundle)
@@ -35,7 +49,7 @@ def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, 
     sources = re.findall(r"^\+\+\+ b/(\S+\.py)$", patch, re.MULTILINE)
     with shared_container(docker_client, bundle, image, {"/logs/verifier": None, "/solution": bundle / "solution"}) \
             as box:
-        code, text, _ = box.exec(["bash", "-c", LEAVE], user="learner")
+        code, text, _ = box.exec(["bash", "-c", leave], user="learner")
         assert code == 0, text
         code, text, _ = box.exec(["bash", "/solution/solve.sh"])
         assert code == 0, text
@@ -46,8 +60,23 @@ def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, 
         details = json.loads(box.read_file("/logs/verifier/reward-details.json") or b"{}")
         note = box.read_file("/home/learner/note")
         _, listing, _ = box.exec(["ls", "-A", "/workspace/box"])
-        _, modes, _ = box.exec(["stat", "-c", "%a %U", "/home/learner/note", "/workspace/box"])
+        _, acls, _ = box.exec(["python3", "-c", "import os; print([os.listxattr(p) for p in "
+                               "('/home/learner/note', '/workspace/box')])"])
     assert raw == b"1.0\n" and details["sessions"] == 2, (details, transcript[-2000:])  # the fix, two sessions
     assert note == b"" and listing.strip() == "", (note, listing)  # no session wrote a mark
-    assert modes.split("\n")[:2] == ["664 learner", "775 learner"], modes
+    assert acls.strip() == "[[], []]", acls
 
+
+def test_a_process_the_agent_left_cannot_read_the_grading_inputs(docker_client, demo_generated):
+    out, _ = demo_generated
+    bundle = out / "local__calc-demo-1"
+    image = run_image(docker_client, bundle, read_task_toml(bundle), bundle.name)
+    with shared_container(docker_client, bundle, image, {"/logs/verifier": None}) as box:
+        _, mode, _ = box.exec(["stat", "-c", "%a %U", "/tests"])
+        code, text, _ = box.exec(["bash", "-c", READER], user="learner")
+        assert code == 0, text
+        raw, transcript = grade_shared(box, bundle, 300)  # the upload, then test.sh
+        _, copied, _ = box.exec(["find", "/home/learner/copied", "-type", "f"])
+    assert mode.strip() == "700 root"
+    assert raw == b"0.0\n", transcript[-2000:]
+    assert copied.strip() == "", copied  # nothing of /tests was readable while the process ran
