@@ -1666,6 +1666,65 @@ def seal_shared(runner_uid, roots=("/", "/dev/shm", "/dev/mqueue")):
 ACLS = ("system.posix_acl_access", "system.posix_acl_default")  # POSIX ACLs, as the kernel names their xattrs
 
 
+def remove_ipc(table_dir="/proc/sysvipc"):
+    """Remove every System V IPC object (shared memory segment, semaphore set, message queue) that a user other
+    than root owns or made: red team 7 counted the sessions in a semaphore the runner made and that outlived it
+    (and a world-usable one the agent made would do as well). Read from ``/proc/sysvipc/{shm,sem,msg}`` (the
+    container's IPC namespace), removed with ``IPC_RMID`` through the C library (``ctypes``) by a child process
+    that takes the object's owner's uid (root in a container lacks ``CAP_IPC_OWNER``). Returns how many went."""
+    owned = {}
+    for table, column in (("shm", "shmid"), ("sem", "semid"), ("msg", "msqid")):
+        try:
+            with open(os.path.join(table_dir, table)) as fh:
+                rows = [line.split() for line in fh.read().splitlines() if line.strip()]
+        except OSError:
+            continue
+        if not rows or any(k not in rows[0] for k in (column, "uid", "cuid")):
+            continue
+        head = rows[0]
+        for row in rows[1:]:
+            try:
+                ident, uid, cuid = (int(row[head.index(k)]) for k in (column, "uid", "cuid"))
+            except (ValueError, IndexError):
+                continue
+            if uid != 0 or cuid != 0:
+                owned.setdefault(uid if uid != 0 else cuid, []).append((table, ident))
+    removed = 0
+    for uid, objects in sorted(owned.items()):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: the owner, removing what it owns
+            os.close(read)
+            done = 0
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                done = _rmid(objects)
+            finally:
+                os.write(write, str(done).encode())
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as fh:
+            got = fh.read()
+        os.waitpid(pid, 0)
+        removed += int(got) if got.isdigit() else 0
+    return removed
+
+
+def _rmid(objects):
+    """``IPC_RMID`` each of ``objects`` (``(table, id)``: ``shm``, ``sem`` or ``msg``); how many went."""
+    import ctypes
+    try:  # glibc's soname: no program is run to find it (ctypes.util would run ldconfig)
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return 0
+    ipc_rmid = 0
+    calls = {"shm": lambda i: libc.shmctl(i, ipc_rmid, None), "sem": lambda i: libc.semctl(i, 0, ipc_rmid),
+             "msg": lambda i: libc.msgctl(i, ipc_rmid, None)}
+    return sum(1 for table, ident in objects if calls[table](ident) == 0)
+
+
 def remove_owned(uid, roots=("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")):
     """Remove what user ``uid`` (the runner) made under the shared writable folders ``roots``, at any depth: a
     session's tests leave nothing there for the next session's to read. Returns how many entries went."""
@@ -1922,13 +1981,15 @@ def end_session(runner_uid, workspace=None, clean=False):
     """After a test session (and before the first): every stray process killed (``env_guard.kill_strays``) and,
     in a task container with the grader as root, every process of the runner user too; with ``clean`` (once the
     session's report is read), what it made in the shared writable folders and ``workspace`` removed too
-    (``remove_owned``), so that one session's tests leave nothing to the next's."""
+    (``remove_owned``), and every System V IPC object not root's (``remove_ipc``), so that one session's tests
+    leave nothing to the next's."""
     env_guard.kill_strays()
     root_here = runner_uid is not None and os.geteuid() == 0 and os.environ.get(env_guard.IN_CONTAINER) == "1"
     if root_here:
         kill_uid(runner_uid)
     if clean and root_here:
         remove_owned(runner_uid)
+        remove_ipc()
         if workspace:  # a folder the agent made world-writable there would carry notes across too (red team)
             remove_owned(runner_uid, (workspace,))
 

@@ -1,7 +1,7 @@
 """What the agent leaves in the container cannot carry notes between the grader's sessions (``seal_shared``) nor
 read the grading inputs (``/tests`` is root's and closed in the image): red team 6 left a world-writable file in
-the agent's home (red team 7: a file granted to ``nobody`` by a POSIX ACL) and the code under test counted the
-sessions in it; red team 7 left a process that copied the original test files from ``/tests`` after the upload
+the agent's home (red team 7: a file granted to ``nobody`` by a POSIX ACL, a System V semaphore) and the code
+under test counted the sessions in it; red team 7 left a process that copied the original test files from ``/tests`` after the upload
 and told every twin from its original (1.0 without solving). Graded in a real Docker engine as Harbor's shared
 verifier grades a 1.0 bundle."""
 
@@ -25,6 +25,9 @@ for path, perm in ((os.path.expanduser("~/note"), 6), ("/workspace/box", 7)):
     os.setxattr(path, "system.posix_acl_access", struct.pack("<I", 2) + e(1, 7) + e(2, perm, 65534) + e(4, 5)
                 + e(0x10, 7) + e(0x20, 0))
 '"""
+# and a semaphore set anyone may use (System V IPC: no file at all), as red team 7 counted the sessions in one
+SEMAPHORE = ("python3 -c 'import ctypes; print(ctypes.CDLL(\"libc.so.6\").semget(0x5ec7, 1, 0o1666))' | "
+             "grep -qv -- -1")
 # the code under test writes a mark to both at import, whichever user runs it, and never fails for it
 MARK = """
 
@@ -49,7 +52,7 @@ def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, 
     sources = re.findall(r"^\+\+\+ b/(\S+\.py)$", patch, re.MULTILINE)
     with shared_container(docker_client, bundle, image, {"/logs/verifier": None, "/solution": bundle / "solution"}) \
             as box:
-        code, text, _ = box.exec(["bash", "-c", leave], user="learner")
+        code, text, _ = box.exec(["bash", "-c", leave + " && " + SEMAPHORE], user="learner")
         assert code == 0, text
         code, text, _ = box.exec(["bash", "/solution/solve.sh"])
         assert code == 0, text
@@ -60,11 +63,14 @@ def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, 
         details = json.loads(box.read_file("/logs/verifier/reward-details.json") or b"{}")
         note = box.read_file("/home/learner/note")
         _, listing, _ = box.exec(["ls", "-A", "/workspace/box"])
+        _, ipc, _ = box.exec(["cat", "/proc/sysvipc/sem"])
+        ipc = [line for line in ipc.splitlines() if line.strip()]
         _, acls, _ = box.exec(["python3", "-c", "import os; print([os.listxattr(p) for p in "
                                "('/home/learner/note', '/workspace/box')])"])
     assert raw == b"1.0\n" and details["sessions"] == 2, (details, transcript[-2000:])  # the fix, two sessions
     assert note == b"" and listing.strip() == "", (note, listing)  # no session wrote a mark
     assert acls.strip() == "[[], []]", acls
+    assert len(ipc) == 1, ipc  # the header alone: the learner's semaphore set went before the first session
 
 
 def test_a_process_the_agent_left_cannot_read_the_grading_inputs(docker_client, demo_generated):
