@@ -239,8 +239,9 @@ def _acts(bundle: Path, material: Path, probe: Probe, user: str, timeout: float,
 
     def act(box: TaskContainer) -> None:
         runner = "python3" if probe.script.endswith(".py") else "bash"
-        code, out, _ = box.exec([runner, f"{MATERIAL}/{probe.script}"], timeout_sec=timeout,
-                                user="root" if probe.check else user)
+        # a check reads as the agent would: a copy of the reference only root can read is no leak (tomli pr#180
+        # cited a file under /root, 0700, while a readable vendored copy was the real one)
+        code, out, _ = box.exec([runner, f"{MATERIAL}/{probe.script}"], timeout_sec=timeout, user=user)
         sink["code"], sink["out"] = code, out
     return act, folders
 

@@ -314,7 +314,8 @@ def _why_run(state: State | None, pipeline, repo: str, key: str, options: Genera
         return f"it ended in an error last time ({row.get('reason')})"
     if row["status"] == "verified" and not (options.out / row["task_id"] / "task.toml").is_file():
         return "its bundle is gone from --out"
-    return "its inputs changed since the last run (the change, the options or this repository's environment config)"
+    return ("its inputs changed since the last run (the change, the options, this repository's environment config, "
+            "or repo2rlenv's own graders, probes and templates: a new version of repo2rlenv re-verifies every task)")
 
 
 def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter: Reporter | None = None,

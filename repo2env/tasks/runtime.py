@@ -562,19 +562,22 @@ def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage
     return {"selection": widened, "targets": config["run_targets"], "record": record}
 
 
-def untwinned(repo_path: str, commit: str, fail_to_pass) -> list[str]:
-    """The FAIL_TO_PASS test functions (``file::name`` or ``file::Class::name``) of the Python test files at
-    ``commit`` to which the grader can give no sure twin (``runtime_verifier.twin_source`` without ``trial``,
-    nor ``data_twin``): a closing helper call, a check in a closing loop or ``with`` block, an early ``return``.
-    Sorted; a file that is not there or does not parse counts each of its functions."""
+def untwinned(repo_path: str, commit: str, fail_to_pass) -> tuple[list[str], list[str]]:
+    """``(defined, missing)``: the FAIL_TO_PASS test functions (``file::name`` or ``file::Class::name``) whose
+    ``def`` is in their own Python test file at ``commit`` (where a twin can stand; an inherited method, defined
+    in a base class elsewhere, has none), and those of them to which the grader can give no sure twin
+    (``runtime_verifier.twin_source`` without ``trial``, nor ``data_twin``): a closing helper call, a check in a
+    closing loop or ``with`` block, an early ``return``. Both sorted."""
     wanted = sorted({runtime_verifier.function_of(t) for t in fail_to_pass})
-    missing = []
+    defined, missing = [], []
     for rel in sorted({key.split("::", 1)[0] for key in wanted}):
         data = gitrepo.file_bytes(repo_path, commit, rel) if rel.endswith(".py") else None
         source = (data or b"").decode("utf-8", "surrogateescape")
+        here = {f"{rel}::{qual}" for qual in runtime_verifier.test_function_names(source)}
         sure = {f"{rel}::{qual}" for qual in runtime_verifier.surely_twinned(source)}
-        missing += [key for key in wanted if key.startswith(rel + "::") and key not in sure]
-    return missing
+        defined += [key for key in wanted if key in here]
+        missing += [key for key in wanted if key in here and key not in sure]
+    return defined, missing
 
 
 def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, config: dict,
@@ -587,7 +590,8 @@ def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, langua
     7: with the others solved, code under test that forged the report of one of them scored 1.0 on a bundle
     that passed every probe; the caller skips the candidate); a trial that cannot run leaves them all so."""
     command = getattr(language, "twin_trial_command", None)
-    bare = untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass) if command is not None else []
+    defined, bare = untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass) \
+        if command is not None else ([], [])
     if not bare:
         return []
     ctx.report("twin trial")
@@ -601,7 +605,7 @@ def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, langua
         return bare
     config["twins"] = sorted(found.get("proven") or [])
     _write_config(stage, config)  # a sure twin the reference passes is left out too
-    return sorted({runtime_verifier.function_of(t) for t in selection.fail_to_pass} - set(config["twins"]))
+    return sorted(set(defined) - set(config["twins"]))
 
 
 def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,

@@ -3,6 +3,7 @@ of the reference's lines is found, an idiom that several packages hold is not (t
 probe_filesystem for ``async def __aenter__(self) -> None:``, which trio and tornado hold too)."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import repo2env
@@ -13,7 +14,11 @@ SCRIPT = Path(repo2env.__file__).parent / "templates/probes/filesystem_check.py"
 def _check():
     spec = importlib.util.spec_from_file_location("filesystem_check", SCRIPT)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # defines, runs nothing: main() only as a script
+    written, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ among the templates
+    try:
+        spec.loader.exec_module(module)  # defines, runs nothing: main() only as a script
+    finally:
+        sys.dont_write_bytecode = written
     return module
 
 

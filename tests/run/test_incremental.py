@@ -12,7 +12,8 @@ def test_the_fingerprint_covers_the_graders_and_templates_a_bundle_ships():
     under a grader a red team had beaten): the digest is over every grader module and template, by path and
     bytes, so a change to any of them gives another fingerprint."""
     root = Path(repo2env.__file__).parent
-    files = sorted(list((root / "graders").glob("*.py")) + [p for p in (root / "templates").rglob("*") if p.is_file()])
+    files = sorted(list((root / "graders").glob("*.py")) + [p for p in (root / "templates").rglob("*")
+                                                            if p.is_file() and "__pycache__" not in p.parts])
     assert root / "graders" / "runtime_verifier.py" in files and root / "templates" / "test.sh" in files
     assert root / "templates" / "probes" / "code_spare_copies.sh" in files
 

@@ -1,4 +1,4 @@
-"""Reference digging (a check, run where the agent works): a file anywhere in the container that holds the lines
+"""Reference digging (a check, run where the agent works and as its user): a file it can read that holds the lines
 only the reference adds (the gold patch, a fixed release in a cache, a copied tests/ or solution/ folder). Lines
 already in the work tree do not count; /proc, /sys, /dev and /workspace/.git (see history_check) are not read.
 The interpreter's standard library is not read (it predates every task; boltons' fix for islice bounds repeats
