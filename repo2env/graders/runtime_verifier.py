@@ -1514,20 +1514,14 @@ def data_twin(decorators, function_source, rng, vocabulary=()):
     return None
 
 
-def test_function_names(source):
-    """The ``qual`` names (``name`` or ``Class::name``) of the test functions a module's ``source`` defines
-    (``_test_functions``): where a twin can stand. A set."""
-    return set(f[0] for f in _test_functions(source))
-
-
-def surely_twinned(source):
-    """The test functions of a module's ``source`` (``qual`` as ``_test_functions`` names them) that get a twin
-    without a trial: a data twin (``data_twin``) or a sure change (``twin_source`` without ``trial``). A set."""
-    sure = set()
+def sure_twins(source):
+    """``{qual: whether it gets a twin without a trial}`` for the test functions a module's ``source`` defines
+    (``_test_functions``: where a twin can stand): a data twin (``data_twin``) or a sure change (``twin_source``
+    without ``trial``)."""
+    sure = {}
     for qual, body, _, _, _, decorators in _test_functions(source):
         rng = random.Random(0)
-        if data_twin(decorators, body, rng) is not None or twin_source(body, rng) is not None:
-            sure.add(qual)
+        sure[qual] = data_twin(decorators, body, rng) is not None or twin_source(body, rng) is not None
     return sure
 
 

@@ -573,10 +573,9 @@ def untwinned(repo_path: str, commit: str, fail_to_pass) -> tuple[list[str], lis
     for rel in sorted({key.split("::", 1)[0] for key in wanted}):
         data = gitrepo.file_bytes(repo_path, commit, rel) if rel.endswith(".py") else None
         source = (data or b"").decode("utf-8", "surrogateescape")
-        here = {f"{rel}::{qual}" for qual in runtime_verifier.test_function_names(source)}
-        sure = {f"{rel}::{qual}" for qual in runtime_verifier.surely_twinned(source)}
-        defined += [key for key in wanted if key in here]
-        missing += [key for key in wanted if key in here and key not in sure]
+        sure = {f"{rel}::{qual}": twinned for qual, twinned in runtime_verifier.sure_twins(source).items()}
+        defined += [key for key in wanted if key in sure]
+        missing += [key for key in wanted if key in sure and not sure[key]]
     return defined, missing
 
 
