@@ -83,6 +83,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -1787,6 +1788,19 @@ def _write_only_report(junit_path):
     os.close(fd)
 
 
+STANDARD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")  # Debian's
+
+
+def test_path():
+    """The ``PATH`` the tests run with, at generation and at grading alike: the interpreter's folder and its
+    console scripts' folder (``sysconfig``'s ``scripts``: a project's own command, ``glom``, that its tests run
+    as a subprocess), then Debian's default folders. Not the caller's ``PATH``: test.sh runs the grader with
+    ``/usr/bin:/bin`` while generation's runs had the image's, so a test calling the project's command passed
+    at generation and failed at grading."""
+    folders = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")] + list(STANDARD_PATH)
+    return os.pathsep.join(dict.fromkeys(f for f in folders if f))
+
+
 def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner_uid=None, full_log=None,
                fresh_bytecode=True, bytecode=None, show_locals=False):
     """Run pytest on ``targets`` (test files; empty = pytest's own discovery) writing JUnit XML to
@@ -1813,6 +1827,7 @@ def run_pytest(workspace, targets, junit_path, timeout_sec, plugins=None, runner
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME"):
         env.pop(name, None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PATH"] = test_path()  # the same at generation and at grading (test.sh runs with /usr/bin:/bin)
     scratch = tempfile.mkdtemp(prefix="r2e-run-")
     if fresh_bytecode:  # cached bytecode planted beside a module is never read
         trusted = bytecode and os.path.isdir(bytecode) and not os.path.islink(bytecode) \

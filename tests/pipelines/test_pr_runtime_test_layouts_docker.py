@@ -6,7 +6,10 @@
 * PR #2: the test patch adds a ``conftest.py`` that imports a name the fix adds, so pytest stops before collecting
   anything before the fix: its tests count as failing (SWE-bench's rule), not as a failed run;
 * PR #3: a test module that needs a package the environment lacks errors in every run: ``test_environment_broken``
-  with the import error, not ``no_fail_to_pass``.
+  with the import error, not ``no_fail_to_pass``;
+* PR #4: a test runs the project's own command (a console script, ``[project.scripts]``) as a subprocess: it is
+  found at grading as at generation (glom-280 and glom-277 were rejected ``oracle_failed``: test.sh's ``PATH``
+  lacked the folder of the console scripts).
 """
 
 import pytest
@@ -31,6 +34,12 @@ CONFTEST = "import pytest\n\nfrom sizes import UNITS, UNITS_VERSION\n\n\n@pytest
 UNITS_TEST = "def test_units_are_powers_of_1024(units):\n    assert all(v % 1024 == 0 for v in units.values())\n"
 HALF = "def half(x):\n    return x // 2\n"
 HALF_FIXED = "def half(x):\n    return x / 2\n"
+CLI_STUB = "import sys\n\n\ndef main():\n    print(sys.argv[1])\n"
+CLI_FIXED = "import sys\n\nfrom sizes import parse\n\n\ndef main():\n    print(parse(sys.argv[1]))\n"
+CLI_TEST = "import subprocess\n\n\ndef _run(*args):\n    return subprocess.run(['sizes', *args], " \
+           "capture_output=True, text=True, check=True).stdout\n\n\ndef test_command_prints_bytes():\n" \
+           "    assert _run('2KB') == '2048\\n'\n"
+SCRIPTS = '[project.scripts]\nsizes = "sizes_cli:main"\n\n'  # the project's own command
 NEEDS_MISSING = "import r2e_package_nobody_installed\n\nfrom sizes import half\n\n\ndef test_half():\n" \
                 "    assert half(3) == 1.5\n"
 
@@ -49,8 +58,10 @@ def layouts(tmp_path_factory):
     repo.mkdir()
     git(repo, "init", "-q", "--initial-branch=main")
     commit_files(repo, "start", {
-        "pyproject.toml": setuptools_pyproject("sizes").replace('packages = ["sizes"]', 'py-modules = ["sizes"]'),
-        "sizes.py": SIZES_V1, "tests/__init__.py": "", "tests/test_plain.py": "from sizes import parse\n\n\n"
+        "pyproject.toml": setuptools_pyproject("sizes", tables=SCRIPTS).replace(
+            'packages = ["sizes"]', 'py-modules = ["sizes", "sizes_cli"]'),
+        "sizes.py": SIZES_V1, "sizes_cli.py": CLI_STUB, "tests/__init__.py": "",
+        "tests/test_plain.py": "from sizes import parse\n\n\n"
         "def test_plain_number():\n    assert parse('5') == 5\n",
         "tests/pytest.ini": "[pytest]\nrequired_plugins = r2e-plugin-nobody-installs\n"}, date="2025-02-01T00:00:00Z")
     _merge(repo, 1, "units", "Parse KB and MB", "parse() rejected sizes with a KB or MB unit: parse('2KB') raised "
@@ -65,6 +76,8 @@ def layouts(tmp_path_factory):
     _merge(repo, 3, "half", "half() keeps fractions", "half(3) returned 1, dropping the fraction; it must return "
            "1.5.", {"sizes.py": SIZES_V2 + "\n\nUNITS_VERSION = 2\n\n\n" + HALF_FIXED,
                     "tests/test_half.py": NEEDS_MISSING}, 5)
+    _merge(repo, 4, "cli", "The sizes command prints bytes", "`sizes 2KB` printed `2KB` back; it must print the size "
+           "in bytes, `2048`.", {"sizes_cli.py": CLI_FIXED, "tests/test_cli.py": CLI_TEST}, 6)
     out = tmp_path_factory.mktemp("layouts-out") / "tasks"
     return out, generate("pr_runtime", str(repo), GenerateOptions(out=out, probes=False))
 
@@ -94,3 +107,11 @@ def test_a_module_that_never_imports_is_a_broken_environment(layouts):
     ledger = [line for line in (out.parent / "tasks.ledger.jsonl").read_text().splitlines() if '"pr#3"' in line]
     assert '"reason":"test_environment_broken"' in ledger[-1]
     assert "tests/test_half.py" in ledger[-1] and "r2e_package_nobody_installed" in ledger[-1]
+
+
+def test_a_test_that_runs_the_projects_command_passes_at_grading(layouts):
+    out, summary = layouts
+    assert "local__sizes-4" in summary.verified, (summary.skipped, summary.rejected, summary.errors)
+    meta = _meta(out, "local__sizes-4")
+    assert meta["pr_runtime"]["fail_to_pass"] == ["tests/test_cli.py::test_command_prints_bytes"]
+    assert (meta["evaluation"]["oracle_reward"], meta["evaluation"]["nop_reward"]) == (1.0, 0.0)
