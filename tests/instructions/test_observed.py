@@ -553,12 +553,14 @@ SAID = {
     # a library's own ``raises(E, f)`` helper asserted true: as pytest.raises
     "test_raises_helper": "Calling `parse('12')` does not raise an error; it should raise `ValueError`.",
     "test_steps": "Starting from `shapes.Doc` with a string of 2 lines `'a = 1\\nb = 2…` (`…`: left out), with the "
-                  "key `'z'` set to `3`, its `as_string()` gives `'a = 1\\nb = 2\\nz = 3\\n'`: it lacks the line "
-                  "`z = 3` (expected as line 1); it has the line `z = 3` more, at line 3.",
+                  "key `'z'` set to `3`, its `as_string()` gives `'a = 1\\nb = 2\\nz = 3\\n'`; it should be "
+                  "`'z = 3\\na = 1\\n… = 2\\n'`: it lacks the line `z = 3` (expected as line 1); it has the line "
+                  "`z = 3` more, at line 3.",
     # the object changed in a loop: the loop told after its change, its variable by a stand-in name
     "test_steps_loop": "Starting from `shapes.Doc` with `'a = 1'`, with the key `item` set to `0` for each `item` "
-                       "taken from `['b', 'c…]` (`…`: left out), its `as_string()` gives "
-                       "`'a = 1\\nb = 0\\nc = 0\\n'`: it has the line `c = 0` more, at line 3.",
+                       "taken from `['b'… 'c']` (`…`: left out), its `as_string()` gives "
+                       "`'a = 1\\nb = 0\\nc = 0\\n'`; it should be `'a = 1\\nb … 0\\n'`: it has the line "
+                       "`c = 0` more, at line 3.",
     # a function the test defines and decorates with the project's decorator: its decorator and a stand-in name
     "test_decorated_read": "For a function `func` decorated with `@shapes.counted(step=2)`, after a call of it, "
                            "reading `func.stats['calls']` raises `KeyError: 'calls'`; it should not raise.",
@@ -594,12 +596,12 @@ SAID = {
                          "message matching `negative`.",
     "test_round_trip": "Calling `shapes.Doc('k = 7').as_string()` returns `'k = 7\\n'`; it should return `'k = 7'`.",
     # a value read from the test patch's data file: told with the fewest tokens left out so no line of it is copied
-    "test_from_file": "Calling `to_bytes` with a string of 23 characters `'12 kB, 3 kB, 4 …, 5 kB'` (`…`: left out) raises "
+    "test_from_file": "Calling `to_bytes` with a string of 23 characters `'12 kB, 3 kB… 4 kB, 5 kB'` (`…`: left out) raises "
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
                       "`shapes/__init__.py`); it should not raise.",
     # the error's message quotes that line: shortened too
     "test_message_quotes_the_file": "Calling `parse` raises `ValueError: invalid literal for int() with base 10: "
-                                    "'12 kB, 3 kB, 4 …, 5 kB\\n'` (in `parse` of `shapes/__init__.py`); it should "
+                                    "'12 kB, 3 kB… 4 kB, 5 kB\\n'` (in `parse` of `shapes/__init__.py`); it should "
                                     "not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
     # test passes after it); the helper's argument is its own parameter, bound to what the test passed it
@@ -856,7 +858,7 @@ def test_a_value_told_beside_another_keeps_what_differs_in_view():
     source = 'CASES = [("https://evil.com\\\\@good.com/", "https://evil.com/@good.com/")]\n'
     teller = Teller(observed.Evidence(failures={}, import_errors={}, fail_to_pass=(),
                                       test_sources={"tests/test_u.py": source}))
-    assert teller.elided("https://evil.com/@good.com/") == "`https://evil.com…@good.com/`"
+    assert teller.elided("https://evil.com/@good.com/") == "`https://evil…com/@good.com/`"  # a separator goes
     assert teller.elided("https://evil.com/@good.com/", against="https://evil.com%5C@good.com/") == \
         "`https://evil…com/@good.com/`"
 

@@ -89,8 +89,47 @@ CASES = {
         "tests/test_w.py": "from pkg import join\n\n\ndef test_w():\n    assert join(['a', 'b']) == 'a;b'\n"
                            "    assert join(['c']) == 'c'\n    assert join(['x', 'y'], sep='|') == 'x|y'\n"
                            "    assert join([]) == ''\n",
-    }, ["Calling `join` with `['a', 'b…]` (`…`: left out) returns `'a,b'`; it should return `'a;b'`.",
+    }, ["Calling `join` with `['a'… 'b']` (`…`: left out) returns `'a,b'`; it should return `'a;b'`.",
         "Also, `join` with `['c']` should return `'c'`.", "Also, `join([])` should return `''`."]),
+    # the checks not reached are told under what the test changed above them, as the failure is (a clock set,
+    # an attribute replaced): without it "should return" would claim a result that holds only then
+    "checks_not_reached_under_a_change": ({
+        "pkg/__init__.py": "SEP = ','\n\n\ndef join(parts):\n    return SEP.join(parts)\n",
+        "tests/test_w.py": "import pkg\nfrom pkg import join\n\n\ndef test_w(monkeypatch):\n"
+                           "    monkeypatch.setattr(pkg, 'SEP', '+')\n    assert join(['a', 'b']) == 'a;b'\n"
+                           "    assert join(['c']) == 'c'\n    assert join([]) == ''\n",
+    }, ["With `pkg.SEP` replaced by `'+'`: calling `join` with `['a'… 'b']` (`…`: left out) returns `'a+b'`; it "
+        "should return `'a;b'`.", "Also, with `pkg.SEP` replaced by `'+'`, `join` with `['c']` should return `'c'`."]),
+    # a value the test states whole (its expected message, its expected result) would copy the test's line: it
+    # is told with the fewest tokens left out, a separator before a word that differs (tomli-229, tomli-238)
+    "expected_message_stated_whole": ({
+        "pkg/__init__.py": "def loads(s):\n    return s.replace('=', ':')\n",
+        "tests/test_w.py": "import pytest\nimport pkg\n\n\ndef test_w():\n    with pytest.raises(TypeError) as info:\n"
+                           "        pkg.loads(b'v = 1')\n"
+                           "    assert str(info.value) == \"Expected str object, not 'bytes'\"\n",
+    }, ["Calling `pkg.loads` with `b'v = 1'` raises `TypeError` with the message `\"a bytes-like object is required, "
+        "not 'str'\"`; the message should be `\"Expected str object, … 'bytes'\"`."]),
+    "expected_value_stated_whole": ({
+        "pkg/__init__.py": "class Err(Exception):\n    pass\n",
+        "tests/test_w.py": "import pkg\n\n\ndef test_w():\n    formatted = 'error parsing (at line 3, column 2)'\n"
+                           "    e = pkg.Err('error parsing', 13)\n    assert e.args == (formatted,)\n    assert e.lineno == 3\n",
+    }, ["Reading `args` of `pkg.Err` with `'error parsing'` and `13` gives `(…error parsing', 13)`; it should be "
+        "`('… parsing (at line 3… column 2)',)`: it has more items than expected; it goes on with `13`."]),
+    # the value under test on the comparison's right (``assert 'col' == f(x)``): what it returned is the failure's
+    # right side (sqlparse-397 told the expected value as the result)
+    "value_on_the_right": ({
+        "pkg/__init__.py": "def last(text):\n    return text.split('.')[1]\n",
+        "tests/test_w.py": "import pkg\n\n\ndef test_w():\n    assert 'col' == pkg.last('db.schema.col')\n"
+                           "    assert 'b' == pkg.last('a.b')\n",
+    }, ["Calling `pkg.last` with `'db.schema.col'` returns `'schema'`; it should return `'col'`."]),
+    # names bound by unpacking (``p, = parse(s)``) and a lambda standing for a call (``f = lambda s: parse(s)``):
+    # told as the call they stand for (sqlparse-633, sqlparse-398)
+    "unpacked_through_a_lambda": ({
+        "pkg/__init__.py": "class Stmt:\n    def kind(self):\n        return 'UNKNOWN'\n\n\n"
+                           "def parse(text):\n    return [Stmt()]\n",
+        "tests/test_w.py": "import pkg\n\n\ndef test_w():\n    f = lambda sql: pkg.parse(sql)\n"
+                           "    p, = f('with x select 1')\n    assert p.kind() == 'SELECT'\n    assert len(f('a')) == 1\n",
+    }, ["Calling `pkg.parse('with x select 1'…[0].kind()` returns `'UNKNOWN'`; it should return `'SELECT'`."]),
     # a call's arguments that do not fit raise before its body runs (no frame of it in the traceback): only the
     # call named in the TypeError may be told, never another call on the line (python-semver-462 blamed
     # `bump_patch` for `v.bump_patch().bump_prerelease(bump_when_empty=True)`)
@@ -99,7 +138,8 @@ CASES = {
                            "        return self\n\n\ndef make(text):\n    return V()\n",
         "tests/test_w.py": "from pkg import make\n\n\ndef test_w():\n    v = make('3.4.5')\n"
                            "    assert v.bump().pre(when_empty=True) is not None\n",
-    }, []),  # the call named cannot be told here without copying the test's line: nothing rather than `bump`
+    }, ["Calling `make('3.4…5').bump()…pre(when_empty=True)` raises `TypeError: V.pre() got an unexpected keyword "
+        "argument 'when_empty'`; it should not raise."]),  # the whole chain, a token or two left out: not `bump`
     # the project's code raised in a lambda: its entry has no def line, and the test function's name (an
     # earlier entry's) is never taken for it
     "lambda": ({

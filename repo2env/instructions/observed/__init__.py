@@ -55,6 +55,7 @@ __all__ = ["Evidence", "checks", "helper_names", "observed_behaviour", "section"
 MAX_SENTENCES = 3
 MAX_CONSIDERED = 40  # failures read to choose the sentences from
 _SPAN = re.compile(r"`[^`]+`")
+_LEFT_OUT = re.compile(r"`[^`]*…[^`]*`")  # a code span with a token left out
 
 
 def observed_behaviour(evidence: Evidence) -> list[str]:
@@ -172,7 +173,12 @@ def _imported_from(module: str, source: str, teller: Teller) -> str | None:
 
 
 def section(sentences: list[str]) -> str:
-    """The instruction's "Observed behaviour" section (Markdown), or "" without sentences."""
+    """The instruction's "Observed behaviour" section (Markdown), or "" without sentences; a code span with a
+    token left out (``…``, so that it copies no test line) that its sentence does not explain gets a closing
+    note saying so."""
     if not sentences:
         return ""
-    return "## Observed behaviour\n\n" + "\n".join(f"- {s}" for s in sentences) + "\n"
+    unexplained = any(_LEFT_OUT.search(s.replace("`…`: left out", "")) and "`…`: left out" not in s
+                      for s in sentences)
+    note = "\n(`…` in a value: text left out.)\n" if unexplained else ""
+    return "## Observed behaviour\n\n" + "\n".join(f"- {s}" for s in sentences) + "\n" + note

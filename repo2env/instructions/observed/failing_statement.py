@@ -198,8 +198,9 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
     imported = _imported_names(tree)
     last: dict = {}  # name -> its last assignment before the statement, in line order
     for node in sorted((n for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
-                        and isinstance(n.targets[0], ast.Name) and n.lineno < before), key=lambda n: n.lineno):
-        last[node.targets[0].id] = node
+                        and n.lineno < before), key=lambda n: n.lineno):
+        for name, value in _unpacked(node.targets[0], node.value):
+            last[name] = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, lineno=node.lineno)
     changed = _changed_between(func, before)
     site.steps = {}
     for name, node in last.items():
@@ -224,6 +225,19 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
     site.patched = patches(func, site.bound, line)
     return site
 
+
+
+def _unpacked(target, value) -> list[tuple[str, ast.expr]]:
+    """The names an assignment binds and what each stands for: ``x = v`` -> [(x, v)]; ``p, = f()`` ->
+    [(p, ``f()[0]``)]; ``a, b = (1, 2)`` -> [(a, 1), (b, 2)]; nothing for a starred or nested target."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if not isinstance(target, ast.Tuple | ast.List) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return []
+    if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+        return [(e.id, v) for e, v in zip(target.elts, value.elts)]
+    return [(e.id, ast.Subscript(value=value, slice=ast.Constant(value=i), ctx=ast.Load()))
+            for i, e in enumerate(target.elts)]
 
 
 _LOCAL = re.compile(r"^L (\w+) = (.+)$", re.M)

@@ -9,8 +9,8 @@ import re
 
 from repo2env.graders.runtime_verifier import TEST_DIRS
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
-from repo2env.instructions.observed.failing_statement import FRAME, Site, callee_of, locate, shown_locals, \
-    test_frame
+from repo2env.instructions.observed.failing_statement import FRAME, Site, callee_of, locate, patches, \
+    shown_locals, test_frame
 from repo2env.instructions.observed.spans import NOT_API, Substitute, Teller, attr_name, copy_node, is_literal, \
     joined
 
@@ -123,14 +123,15 @@ def _subject_call(expr, teller: Teller, bound: dict, callee: str | None = None) 
     return (named or calls or [None])[0]
 
 
-def _expected(node, teller: Teller, bound: dict) -> str | None:
+def _expected(node, teller: Teller, bound: dict, against: str | None = None) -> str | None:
     """The expected value when the test states it as a literal (or a name bound to one), and values may be
-    told (``Teller.disclose``)."""
+    told (``Teller.disclose``); with ``against`` (the value the failure shows), one that whole would copy the
+    test's line is told with the fewest tokens left out (``_told``)."""
     if not teller.disclose:
         return None
     node = Substitute(bound).visit(copy_node(node))  # (formatted_msg,) with formatted_msg bound to a literal
     if is_literal(node):
-        return teller.code(ast.unparse(node))
+        return teller.code(ast.unparse(node)) if against is None else _told(ast.unparse(node), against, teller)
     return None
 
 
@@ -245,12 +246,30 @@ def _want(op: str, shown: str | None, verb: str = "return") -> str:
     return ""  # nothing known to tell: no sentence claims an expectation it does not state
 
 
+def _told(text: str | None, other: str | None, teller: Teller) -> str | None:
+    """The code span of a value the failure shows (a result, or what was expected): whole, or, when whole it
+    would copy a test line (a value the test states as it is), with the fewest tokens left out, those it shares
+    with ``other`` (the value it is told beside) first (``Teller.elided``); None when neither can be told."""
+    if not text:
+        return None
+    return teller.code(text) or teller.elided(text, against=other)
+
+
 def _then(want: str, value_span: str | None) -> str:
     """What follows what happened: "; <want>", else ", which is not the correct result" after a value told,
     else nothing ("gives a wrong result." says all that is known)."""
     if want:
         return "; " + want
     return ", which is not the correct result" if value_span else ""
+
+
+def _ending(want: str, value_span: str | None, hint: str | None) -> str:
+    """The end of a sentence after what happened: "; <want>." (``_then``), ": <hint>." (what pytest's diff shows,
+    ``_diff_hint``) when no expectation is told, or both ("; it should be `…`: <hint>.") when the values were told
+    with tokens left out, which the diff fills in."""
+    if hint and want and value_span:
+        return f"; {want}: {hint}."
+    return f": {hint}." if hint else f"{_then(want, value_span)}."
 
 
 def _as_it_ran(left, text: str, teller: Teller, bound: dict):
@@ -346,27 +365,30 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     m = _ASSERT.match(message)
     from_message = m.group(3) if m else (_UNITTEST_NE.match(message).group(2) if _UNITTEST_NE.match(message)
                                          else None)
-    shown = expected or (teller.code(from_message) if from_message and op not in ("true", "false")
-                         and teller.disclose and "..." not in from_message else None)
+    shown = expected or (_told(from_message, _returned(text, message, None), teller) if from_message and op not in
+                         ("true", "false") and teller.disclose and "..." not in from_message else None)
     given = {ast.unparse(c.args[0]) for c in ast.walk(left) if isinstance(c, ast.Call)
              and len(c.args) == 1 and not c.keywords}  # a round trip (``dumps(loads(s)) == s``): the input,
     same = right is not None and op == "==" and not expected and ast.unparse(right) in given  # told already
     shown = "the input it was made from" if same else shown
     value = _returned(text, message, ast.unparse(left) if direct and isinstance(left, ast.Call) else None)
-    full = _string_diff(text) if "..." in (value or "") + (from_message or "") else None
+    if expected is None and right is not None and not same:
+        expected = _expected(right, teller, bound, against=value or "")
+        shown = expected or shown
+    full = _string_diff(text, swapped) if "..." in (value or "") + (from_message or "") else None
     if full is not None:  # pytest shortened two strings in its summary; its diff has them whole
         value, from_message = full
-        shown = expected or (teller.code(from_message) if teller.disclose and op not in ("true", "false") else None)
+        shown = expected or (_told(from_message, value, teller) if teller.disclose and op not in ("true", "false")
+                             else None)
         shown = "the input it was made from" if same else shown
-    value_span = teller.code(value) if value and "..." not in value else None  # pytest shortened it
-    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and (teller.disclose or same) else None
+    value_span = _told(value, from_message, teller) if value and "..." not in value else None  # pytest shortened
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown and "…" not in value_span + shown) and (
+        teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
     if direct:
         happened = f"returns {value_span}" if value_span else "gives a wrong result"
     else:
         happened = f"gives {value_span}" if value_span else "gives a wrong result"
-    if hint:
-        return f"{'Calling ' if direct else ''}{subject} {happened}: {hint}."
-    return f"{'Calling ' if direct else ''}{subject} {happened}{_then(_want(op, shown, verb), value_span)}."
+    return f"{'Calling ' if direct else ''}{subject} {happened}{_ending(_want(op, shown, verb), value_span, hint)}"
 
 
 def _in_steps(left, op, right, text, message, raised, teller: Teller, bound, steps: dict,
@@ -440,17 +462,18 @@ def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: b
     m, ne = _ASSERT.match(message), _UNITTEST_NE.match(message)
     value, wanted = _returned(text, message, None), (m.group(3) if m else ne.group(2) if ne else None)
     if "..." in (value or "") + (wanted or ""):
-        value, wanted = _string_diff(text) or (value, wanted)
-    expected = _expected(right, teller, bound) if right is not None else None
-    shown = expected or (teller.code(wanted) if wanted and teller.disclose and op not in ("true", "false")
+        value, wanted = _string_diff(text, swapped) or (value, wanted)
+    expected = _expected(right, teller, bound, against=value or "") if right is not None else None
+    shown = expected or (_told(wanted, value, teller) if wanted and teller.disclose and op not in ("true", "false")
                          and not _SHORTENED.search(wanted) else None)
-    value_span = teller.code(value) if value and not _SHORTENED.search(value) and op not in ("true", "false") \
-        else None
-    hint = _diff_hint(text, teller, swapped) if not (value_span and shown) and (teller.disclose or same) else None
+    value_span = _told(value, wanted, teller) if value and not _SHORTENED.search(value) and op not in (
+        "true", "false") else None
+    hint = _diff_hint(text, teller, swapped) if not (value_span and shown and "…" not in value_span + shown) and (
+        teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
     if same:
         return f"{happened}; it should be {same}: {hint}." if hint else f"{happened}; it should be {same}."
-    return f"{happened}: {hint}." if hint else f"{happened}{_then(_want(op, shown, 'be'), value_span)}."
+    return f"{happened}{_ending(_want(op, shown, 'be'), value_span, hint)}"
 
 
 _RAISED_AT = re.compile(r"^([\w./\\-]+\.py):(\d+): [A-Za-z_][\w.]*$")  # pytest's entry end: where it raised
@@ -736,10 +759,29 @@ def _same_function(left, right, teller: Teller, bound) -> bool:
     return a is not None and b is not None and ast.unparse(a.func) == ast.unparse(b.func)
 
 
-def _string_diff(text: str) -> tuple[str, str] | None:
+_FLIPPED = {"==": "==", "!=": "!=", "is": "is", "is not": "is not", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _swapped_message(message: str) -> str:
+    """A failed comparison's message (pytest's ``assert a op b``, unittest's ``a != b``) with its two sides
+    swapped and its operator turned to match (``_FLIPPED``); as it was when it is neither."""
+    m = _ASSERT.match(message)
+    if m and m.group(2) in _FLIPPED:
+        return f"assert {m.group(3)} {_FLIPPED[m.group(2)]} {m.group(1)}"
+    m = _UNITTEST_NE.match(message)
+    return f"{m.group(2)} != {m.group(1)}" if m else message
+
+
+def _string_diff(text: str, swapped: bool = False) -> tuple[str, str] | None:
     """(left, right) as reprs from pytest's diff of two one-line strings (``+ left`` / ``- right`` lines), for
     when the ``assert a == b`` summary shortened them (``...``); None for texts of several lines (an escaped line
-    break in the summary), whose diff shows only the lines that differ."""
+    break in the summary), whose diff shows only the lines that differ. ``swapped``: (right, left), for a
+    comparison whose value under test is its right side (``assert 'a' == f()``)."""
+    pair = _string_diff_of(text)
+    return pair[::-1] if pair and swapped else pair
+
+
+def _string_diff_of(text: str) -> tuple[str, str] | None:
     if "\\n" in text.split("\n", 1)[0]:
         return None
     plus = [ln.split("+ ", 1)[1] for ln in text.splitlines() if re.match(r"^E?\s+\+ ", ln)]
@@ -766,10 +808,13 @@ def _message_check(caught, parts, text: str, message: str, teller: Teller, bound
     shown_actual = (m.group(1) if m else None)
     if shown_actual and "..." in shown_actual and _string_diff(text):
         shown_actual = _string_diff(text)[0]
-    # an expected message cannot be guessed: it is told whatever Teller.disclose says
-    shown_expected = teller.code(ast.unparse(right)) if right is not None and is_literal(right) else None
-    if shown_expected is None and m is not None:
-        shown_expected = teller.code(m.group(3) if m.re is _ASSERT else m.group(2))
+    # an expected message cannot be guessed: it is told whatever Teller.disclose says, whole, or with the fewest
+    # tokens left out where whole it would copy the test's line; never as pytest shortened it (``str...,``)
+    wanted = ast.unparse(right) if right is not None and is_literal(right) else None
+    if wanted is None and m is not None:
+        wanted = m.group(3) if m.re is _ASSERT else m.group(2)
+        wanted = (_string_diff(text) or (None, None))[1] if "..." in wanted else wanted
+    shown_expected = _told(wanted, shown_actual, teller) if op != "in" else (teller.code(wanted) if wanted else None)
     if op == "in" and m is not None and m.re is _ASSERT:  # assert "needle" in str(info.value)
         shown_actual = m.group(3)
         shown_expected = teller.code(ast.unparse(parts[0])) if is_literal(parts[0]) else teller.code(m.group(1))
@@ -801,6 +846,18 @@ def _both_computed(left, op, message: str, teller: Teller, bound) -> str | None:
     return f"{a} and {b} (made by {func}) compare equal; they should differ."
 
 
+_UNTOLD: list[str] = ["(a value the test set)"]  # ``_conditions``: a change whose value cannot be told
+
+
+def _conditions(patched: list[str] | None, teller: Teller) -> list[str]:
+    """What a test changed around its call (``failing_statement.patches``) as may be told: a replacement's value
+    dropped where it would copy a test line, a change naming the tests' own things left out; ``_UNTOLD`` when a
+    variable was set to a value that cannot be told (what the test saw holds only for that value)."""
+    conditions = [c if not teller.copied(c) else c.split(" by ", 1)[0]  # its value would copy a test line
+                  for c in (patched or []) if not teller.names_tests(c)]
+    return _UNTOLD if any(c.endswith("` set") for c in conditions) else conditions
+
+
 def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_id: str = "") -> str | None:
     """One sentence for one failed test's failure ``text`` (module docstring), or None when no shape fits. When
     the test changed the environment around the call (``failing_statement.patches``), the sentence says so first:
@@ -810,11 +867,10 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     site = _site_of(frame, evidence, test_id, teller.fixtures, text, teller.aliases)
     frame, site = _into_test_helpers(frame, site, text, evidence, teller)
     said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
-    conditions = [c if not teller.copied(c) else c.split(" by ", 1)[0]  # its value would copy a test line
-                  for c in (site.patched or []) if not teller.names_tests(c)] if site else []
+    conditions = _conditions(site.patched if site else None, teller)
     if said is None or not conditions:
         return said
-    if any(c.endswith("` set") for c in conditions):
+    if conditions is _UNTOLD:
         return None  # what happened holds for the value the test set, which cannot be told: the rest would mislead
     head = joined(conditions)
     if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
@@ -951,9 +1007,18 @@ def _site_of(frame: tuple[str, int] | None, evidence: Evidence, test_id: str, fi
     return site
 
 
+def _message(text: str) -> str:
+    """The failure's one-line message: the digest's first line, cut where it goes on with the explanation that
+    pytest's ``E`` lines give apart (a JUnit message attribute of some pytest versions holds the diff too, its
+    lines joined: ``assert 'a' == 't'   - a   + t``)."""
+    first = text.split("\n", 1)[0].strip()
+    shown = next((ln[1:].strip() for ln in text.splitlines()[1:] if ln.startswith("E ") and ln[1:].strip()), "")
+    return shown if shown and first.startswith(shown + " ") else first
+
+
 def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, int] | None,
               site: Site | None) -> str | None:
-    message = text.split("\n", 1)[0].strip()
+    message = _message(text)
     if site is None or site.statement is None:
         return None
     tree = parse_source(evidence.test_sources[frame[0]]) if frame else None
@@ -1015,8 +1080,10 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     if parts is not None:
         left, op, right = parts
         swapped = _subject(left, teller, bound) is None and right is not None and bool(_subject(right, teller, bound))
-        if swapped:
-            left, right = right, left
+        if swapped and op not in _FLIPPED:  # ``'x' in f()``: "should be one of" would say the reverse
+            return None
+        if swapped:  # ``assert 'a' == f()``: told as ``f() == 'a'``, the failure's values swapped to match
+            left, right, op, message = right, left, _FLIPPED[op], _swapped_message(message)
         stepped = _in_steps(left, op, right, text, message, raised, teller, bound, site.steps or {}, swapped)
         return stepped or _assertion(left, op, right, text, message, raised, teller, bound, callee, where,
                                      swapped) or _decorated(left, op, right, text, message, raised, teller, bound,
@@ -1183,7 +1250,9 @@ def other_checks(evidence: Evidence, teller: Teller, told: set[str]) -> list[str
     first failed check), as "Also, `f(x)` should return `y`.": each ``assert call == literal`` (or
     ``assertEqual(call, literal)``) of a test that failed (not one of a module that failed to import) whose call
     is the project's and can be told with every argument whole (the test's locals put in), in test order, none
-    whose call span is in ``told`` already. Nothing while the expected values are kept back
+    whose call span is in ``told`` already; what the test changed above the check is told first ("Also, with
+    the current time set to …, `f(x)` should return `y`."), and a check under a value that cannot be told is
+    left out. Nothing while the expected values are kept back
     (``Teller.disclose``)."""
     if not teller.disclose:
         return []
@@ -1211,7 +1280,11 @@ def other_checks(evidence: Evidence, teller: Teller, told: set[str]) -> list[str
             subject, expected = teller.call_span(parts[0], bound), _expected(parts[2], teller, bound)
             if not subject or not expected or "…" in subject or subject in told:
                 continue
-            said = f"Also, {subject} should return {expected}."
+            conditions = _conditions(patches(func, bound, node.lineno), teller)  # a clock set, a variable, …
+            if conditions is _UNTOLD:
+                continue
+            said = f"Also, {'with ' + joined(conditions) + ', ' if conditions else ''}{subject} should return " \
+                f"{expected}."
             if said not in out:
                 out.append(said)
                 told.add(subject)

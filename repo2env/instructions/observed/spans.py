@@ -31,6 +31,9 @@ NOT_API = {  # builtins and test machinery: never the public API a user calls
     "sentinel", "mocker", "monkeypatch", "capsys", "caplog", "tmp_path", "tmpdir", "request"}
 
 
+_SEPARATING = {",", ";", ":", "."}  # punctuation whose loss costs a reader least (not a bracket, not a quote)
+
+
 class Teller:
     """Renders code spans for one Evidence: names bound in the test function shown as their values, and no
     span that repeats ``DEFAULT_NGRAM`` tokens of a test line."""
@@ -79,9 +82,10 @@ class Teller:
 
     def elided(self, text: str, most: float = 0.25, against: str | None = None) -> str | None:
         """The code span of ``text`` with the fewest tokens left out (each shown as ``…``) so that no run of
-        ``DEFAULT_NGRAM`` tokens copies a test line: from the start, the token that would complete a copied run
-        goes, or, with ``against`` (the value it is told beside: a result and what was expected), the last token
-        of that run that both share, so that what differs stays in view; None when ``text`` copies nothing
+        ``DEFAULT_NGRAM`` tokens copies a test line: from the start, in each copied run, its last comma, colon or
+        stop (``'db.schema.tbl…col'``), else the token that would complete the run; with ``against`` (the value
+        it is told beside: a result and what was expected) a token both share goes first, so that what differs
+        stays in view; None when ``text`` copies nothing
         (``code`` tells it whole) or more than ``most`` of its tokens would go."""
         marks = token_marks(text)
         words = [m.group() if m.group() != '"' else "'" for m in marks]
@@ -91,12 +95,19 @@ class Teller:
             for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, words, theirs, autojunk=False).get_opcodes():
                 if tag != "equal":
                     keep.update(range(max(0, i1 - 1), i2 + 1))  # the differing tokens and their neighbours
-        cut, start = [], 0  # the tokens left out; where the current unbroken run starts
-        for i in range(len(words)):
-            if i - start + 1 >= DEFAULT_NGRAM and tuple(words[i - DEFAULT_NGRAM + 1:i + 1]) in self.grams:
-                j = next((k for k in range(i, i - DEFAULT_NGRAM, -1) if k not in keep), i)
-                cut.append(j)
-                start = j + 1
+
+        def readable(run):  # a separator goes before a word or a digit, and a token that differs from ``against``
+            for fits in (lambda k: k not in keep and words[k] in _SEPARATING, lambda k: k not in keep,
+                         lambda k: words[k] in _SEPARATING):
+                found = next((k for k in run if fits(k)), None)
+                if found is not None:
+                    return found
+            return run[0]
+
+        def fewest(run):  # the run's last token (the next run starts after it) unless ``against`` keeps it
+            return next((k for k in run if k not in keep), run[0])
+
+        cut = min((self._cuts(words, choose) for choose in (readable, fewest)), key=len)  # readable on a tie
         if not cut or len(cut) > most * len(words):
             return None
         out, pos = [], 0
@@ -104,6 +115,17 @@ class Teller:
             out += [text[pos:marks[i].start()], "…"]
             pos = marks[i].end()
         return self.code("".join(out) + text[pos:])
+
+    def _cuts(self, words: list[str], choose) -> list[int]:
+        """The tokens (indices) ``elided`` leaves out: from the start, in each run of ``DEFAULT_NGRAM`` tokens
+        that copies a test line, the one ``choose`` picks from the run (its indices, last first)."""
+        cut, start = [], 0  # the tokens left out; where the current unbroken run starts
+        for i in range(len(words)):
+            if i - start + 1 >= DEFAULT_NGRAM and tuple(words[i - DEFAULT_NGRAM + 1:i + 1]) in self.grams:
+                j = choose(range(i, i - DEFAULT_NGRAM, -1))
+                cut.append(j)
+                start = j + 1
+        return cut
 
     def code(self, text: str) -> str | None:
         """A code span for ``text``, or None when it would copy a test line or holds a value that differs from
@@ -170,7 +192,8 @@ class Teller:
         return ast.unparse(resolved)
 
     def call_span(self, call: ast.Call, bound: dict) -> str | None:
-        """"`f(a, b)`", or "`f` with `a` and `b`" when the whole call would copy a test line."""
+        """"`f(a, b)`", or "`f` with `a` and `b`" when the whole call would copy a test line, or the call with the
+        fewest tokens left out (``elided``) when it cannot be told argument by argument."""
         text = self.call_text(call, bound)
         if text is None:
             return None
@@ -178,7 +201,11 @@ class Teller:
         if whole and "…" not in text:
             return whole
         told = self._by_argument(call, bound)  # elided or copied: each argument told on its own, if it can be
-        return told if told and (whole is None or "with" in told) else (whole or told)
+        if told and (whole is None or "with" in told):
+            return told
+        # a method of a value the call's receiver made (``parse(s)[0].name()``), whole copying the test's line:
+        # the span with the fewest tokens left out
+        return whole or told or (self.elided(text) if "…" not in text else None)
 
     def _by_argument(self, call: ast.Call, bound: dict) -> str | None:
         resolved = Substitute(bound).visit(copy_node(call))
@@ -414,6 +441,15 @@ class Substitute(ast.NodeTransformer):
         iso = _iso_date(node) or _zone_call(node)
         if iso is not None:
             return iso
+        func = node.func
+        if isinstance(func, ast.Lambda) and not node.keywords and len(node.args) == len(func.args.args) and \
+                is_bindable(func):  # (lambda sql: format(sql, wrap=30))(s) is format(s, wrap=30)
+            return Substitute({a.arg: v for a, v in zip(func.args.args, node.args)}, 1).visit(copy_node(func.body))
+        if isinstance(func, ast.Attribute) and func.attr == "join" and isinstance(func.value, ast.Constant) and \
+                isinstance(func.value.value, str) and len(node.args) == 1 and not node.keywords and \
+                isinstance(node.args[0], ast.List | ast.Tuple) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.args[0].elts):
+            return ast.Constant(value=func.value.value.join(e.value for e in node.args[0].elts))  # '\n'.join([…])
         if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) == 2
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
                 and node.args[1].value.isidentifier()):  # getattr(x, "name") is x.name
@@ -502,9 +538,22 @@ def is_literal(node) -> bool:
 
 
 def is_bindable(node) -> bool:
-    """A value worth showing in place of its name: a literal, a call, or a container of those."""
+    """A value worth showing in place of its name: a literal, a call, a part of what a call returned
+    (``parse(s)[0].tokens[0]``: items at literal keys and attributes), a ``lambda`` whose body is one of those
+    (``f = lambda sql: format(sql, wrap=30)``, inlined where it is called: ``Substitute``), or a container of
+    those."""
     if is_literal(node) or isinstance(node, ast.Call):
         return True
+    if isinstance(node, ast.Subscript | ast.Attribute):
+        while isinstance(node, ast.Subscript | ast.Attribute):
+            if isinstance(node, ast.Subscript) and not is_literal(node.slice):
+                return False
+            node = node.value
+        return isinstance(node, ast.Call)
+    if isinstance(node, ast.Lambda):
+        args = node.args
+        return not (args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs) and \
+            is_bindable(node.body)
     return isinstance(node, ast.List | ast.Tuple | ast.Set) and all(is_bindable(e) for e in node.elts)
 
 
