@@ -130,6 +130,20 @@ CASES = {
         "tests/test_w.py": "import pkg\n\n\ndef test_w():\n    f = lambda sql: pkg.parse(sql)\n"
                            "    p, = f('with x select 1')\n    assert p.kind() == 'SELECT'\n    assert len(f('a')) == 1\n",
     }, ["Calling `pkg.parse('with x select 1'…[0].kind()` returns `'UNKNOWN'`; it should return `'SELECT'`."]),
+    # the test replaces a name the fix adds (``monkeypatch.setattr("pkg.timer", …)``): pytest's own message says
+    # the module lacks it (funcy-118)
+    "replaced_name_the_fix_adds": ({
+        "pkg/__init__.py": "import time\n\n\ndef elapsed(start):\n    return time.time() - start\n",
+        "tests/test_w.py": "import pkg\n\n\ndef test_w(monkeypatch):\n    monkeypatch.setattr('pkg.timer', lambda: 5)\n"
+                           "    assert pkg.elapsed(2) == 3\n",
+    }, ["`pkg.timer` does not exist (`AttributeError`); it should."]),
+    # the project's own function named like a builtin, imported from the project (funcy's ``map``): its API
+    "project_function_named_like_a_builtin": ({
+        "pkg/__init__.py": "def map(f, xs):\n    return [f(x) for x in xs][:-1]\n",
+        "tests/test_w.py": "from pkg import map\n\n\ndef test_w():\n    assert map(str, [1, 2]) == ['1', '2']\n"
+                           "    assert map(str, []) == []\n",
+    }, ["Calling `map` with `str` and `[1, 2]` returns `['1']`; it should return `['…', '2']`: it has fewer items than "
+        "expected; the expected result goes on with `'2'`."]),
     # a call's arguments that do not fit raise before its body runs (no frame of it in the traceback): only the
     # call named in the TypeError may be told, never another call on the line (python-semver-462 blamed
     # `bump_patch` for `v.bump_patch().bump_prerelease(bump_when_empty=True)`)

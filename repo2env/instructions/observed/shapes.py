@@ -83,7 +83,15 @@ _CANNOT_IMPORT = re.compile(r"cannot import name '([\w.]+)' from '([\w.]+)'")
 
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
-_ATTR = re.compile(r"module '([\w.]+)' has no attribute '(\w+)'")
+# a module lacks a name: Python's message, or pytest's ``monkeypatch.setattr("pkg.mod.name", …)`` of a name the
+# fix adds (funcy-118: "'module' object at funcy.debug has no attribute 'timer'")
+_ATTR = re.compile(r"(?:module '([\w.]+)'|'module' object at ([\w.]+)) has no attribute '(\w+)'")
+
+def _missing_attribute(text: str) -> tuple[str, str] | None:
+    """(module, name) when ``text`` says a module lacks a name (``_ATTR``), else None."""
+    m = _ATTR.search(text)
+    return (m.group(1) or m.group(2), m.group(3)) if m else None
+
 
 _OPS = {"==": "it should return {r}", "is": "it should return {r}", "!=": "it should return something other "
         "than {r}", "is not": "it should return something other than {r}", "in": "it should be one of {r}",
@@ -358,6 +366,7 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         error = teller.error(raised)
         if error is None:
             return None
+        expected = expected or (_expected(right, teller, bound, against="") if right is not None else None)
         want = _want(op, expected, verb) if expected or op in ("true", "false", "none", "not none") \
             else "it should not raise"
         lead = "Calling " if direct else ("" if subject.startswith(("A value computed", "Reading ")) else "Computing ")
@@ -1030,11 +1039,11 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
     if callee is None and raised:  # the call's arguments did not bind: no frame entered, its name is in the message
         bad = _BAD_ARGUMENTS.search(raised)
         callee = bad.group(1) if bad else None
-    missing = _ATTR.search(raised) if raised and not where else None
+    missing = _missing_attribute(raised) if raised and not where else None
     if missing:  # the test's own line asked a module for a name it lacks: a missing API, not a call that raised
-        said = f"`{missing.group(1)}.{missing.group(2)}` does not exist (`AttributeError`); it should."
+        said = f"`{missing[0]}.{missing[1]}` does not exist (`AttributeError`); it should."
         parts = _assert_parts(site.statement)
-        if parts and isinstance(parts[0], ast.Call) and attr_name(parts[0].func) == missing.group(2) and \
+        if parts and isinstance(parts[0], ast.Call) and attr_name(parts[0].func) == missing[1] and \
                 parts[2] is not None and parts[1] == "==":  # what the test expects of it, as for a missing import
             call, expected = teller.call_span(Substitute(bound).visit(copy_node(parts[0])), {}), \
                 _expected(parts[2], teller, bound)
@@ -1143,9 +1152,9 @@ def import_sentence(message: str) -> tuple[str, str] | None:
     if m:
         return (f"`from {m.group(2)} import {m.group(1)}` fails with `ImportError`: `{m.group(2)}` has no "
                 f"`{m.group(1)}`; it should provide it.", m.group(1))
-    m = _ATTR.search(message)
-    if m:
-        return (f"`{m.group(1)}.{m.group(2)}` does not exist (`AttributeError`); it should.", m.group(2))
+    missing = _missing_attribute(message)
+    if missing:
+        return (f"`{missing[0]}.{missing[1]}` does not exist (`AttributeError`); it should.", missing[1])
     m = _NO_MODULE.search(message)
     if m:
         return f"`import {m.group(1)}` fails: there is no module `{m.group(1)}`; it should exist.", \

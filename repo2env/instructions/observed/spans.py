@@ -175,7 +175,8 @@ class Teller:
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
             root = root.value if not isinstance(root, ast.Call) else root.func
         name = root.id if isinstance(root, ast.Name) else None
-        return bool(name) and name not in self.helpers and name not in NOT_API and not _TEST_NAMES.match(name) \
+        builtin = name in NOT_API and name not in self.imported  # funcy's own ``map``, imported from funcy, is API
+        return bool(name) and name not in self.helpers and not builtin and not _TEST_NAMES.match(name) \
             and name not in self.stdlib and name not in self.from_tests  # the API under test is the repository's
 
     def call_text(self, call: ast.Call, bound: dict) -> str | None:
