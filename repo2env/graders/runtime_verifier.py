@@ -1565,13 +1565,60 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
-    texts, twins = {}, {}
+    texts, twins = {}, Twins()
     for rel, qual, first, last, block, source in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
         session = (placement or rng).randrange(2)
         twins[rel + "::" + qual] = session
         variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
         variants[session][first - 1:last] = [block]
+        for heir in _heirs(source, qual):
+            twins.heirs[rel + "::" + heir] = rel + "::" + qual
     return dict((rel, tuple("".join(lines) for lines in variants)) for rel, variants in texts.items()), twins
+
+
+class Twins(dict):
+    """``plan_twins``' ``{function key: session in which it is the twin}``, and ``heirs``: ``{"file::Sub::name":
+    "file::Base::name"}`` for each class of the twinned method's module that inherits the method as the twin
+    changed it (parsel's ``SelectorTestCaseBytes(SelectorTestCase)``: its ``test_body_bytearray_support`` ran the
+    twin too, was expected to pass, and the reference solution scored 0). ``twin_of`` reads both."""
+
+    def __init__(self, *args, **kwargs):
+        dict.__init__(self, *args, **kwargs)
+        self.heirs = {}
+
+
+def _heirs(source, qual):
+    """The classes of a module (``source``) that inherit the method ``qual`` (``Class::name``) from that class
+    unchanged: those whose first definition of ``name`` along their bases (the module's own classes, depth
+    first, left to right, as Python's method resolution order finds it for single inheritance) is that class's.
+    ``[Sub::name, ...]``; empty for a module-level function, or a module that does not parse."""
+    owner, _, name = qual.rpartition("::")
+    if not owner:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    classes = dict((n.name, n) for n in tree.body if isinstance(n, ast.ClassDef))
+
+    def defines(cls):
+        return any(isinstance(m, _FUNCTION_NODES) and m.name == name for m in cls.body) or any(
+            isinstance(m, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in m.targets)
+            for m in cls.body)
+
+    def resolves(cls, seen):  # the module class whose definition of ``name`` ``cls`` gets, or None
+        if cls.name in seen:
+            return None
+        if defines(cls):
+            return cls.name
+        for base in cls.bases:
+            base_name = base.id if isinstance(base, ast.Name) else None
+            if base_name in classes:
+                found = resolves(classes[base_name], seen | set([cls.name]))
+                if found is not None:
+                    return found
+        return None
+    return ["%s::%s" % (c, name) for c in sorted(classes) if c != owner and resolves(classes[c], set()) == owner]
 
 
 def _reindented(original, dedented, twin, indent):
@@ -1604,8 +1651,10 @@ def function_of(node_id):
 
 
 def twin_of(node_id, twins):
-    """The twinned function (a key of ``twins``) a reported node id belongs to, or None."""
+    """The twinned function (a key of ``twins``) a reported node id belongs to, or None: its own function's, or
+    that of the class it inherits the method from (``Twins.heirs``)."""
     key = function_of(node_id)
+    key = key if key in twins else getattr(twins, "heirs", {}).get(key)
     return key if key in twins else None
 
 

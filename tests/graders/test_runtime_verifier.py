@@ -874,6 +874,35 @@ def test_a_test_closing_with_a_helper_call_is_twinned_once_the_trial_proves_its_
     assert [d["reward"] for d in _grades_by_seed(tests, before_trial, tmp_path / "old", [0])] == [1.0]
 
 
+@pytest.mark.parametrize("heir_graded", ["fail_to_pass", "pass_to_pass"])
+def test_a_subclass_that_inherits_a_twinned_method_runs_the_twin_and_is_judged_as_it(tmp_path, new_repo,
+                                                                                     heir_graded):
+    """parsel-320 (rejected oracle_failed): ``SelectorTestCaseBytes(SelectorTestCase)`` inherits the twinned
+    ``test_body_bytearray_support``, so in the twin's session its own id ran the twin and failed while the grader
+    expected it to pass: the reference scored 0. Its id belongs to the twin (``Twins.heirs``): the trial proves
+    the pair, the reference scores 1.0 with every seed, and code that forges the reports still scores 0."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import unittest\n\nfrom mod import f\n\n\nclass TestTwo(unittest.TestCase):\n    def test_two(self):\n"
+        "        self.assertEqual(f(), 2)\n\n\nclass TestTwoAgain(TestTwo):\n    pass\n")
+    base_id, heir_id = "tests/test_mod.py::TestTwo::test_two", "tests/test_mod.py::TestTwoAgain::test_two"
+    (tests / "f2p.json").write_text(json.dumps([base_id, heir_id] if heir_graded == "fail_to_pass" else [base_id]))
+    (tests / "p2p.json").write_text(json.dumps([heir_id] if heir_graded == "pass_to_pass" else []))
+    config = json.loads((tests / "config.json").read_text())
+    (repo / "mod.py").write_text("def f():\n    return 2\n")  # the reference in place, as in the trial's container
+    results = tmp_path / "trial.json"
+    assert verifier.main(["twins", "--tests-dir", str(tests), "--results", str(results)]) == 0
+    trial = json.loads(results.read_text())
+    assert trial["proven"] == [base_id] and trial["twins"] == {base_id: ["failed", "failed"]}, trial
+    config["twins"] = trial["proven"]
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(4)):
+        assert details["reward"] == 1.0 and details["twins"] == 1, details
+    (repo / "mod.py").write_text(FORGER)
+    for details in _grades_by_seed(tests, config, tmp_path / "forged", range(4)):
+        assert details["reward"] == 0.0, details
+
+
 def test_a_twin_differs_from_its_original_in_the_changed_statement_only(tmp_path):
     """Red team 7 (1.0 on a bundle that passed every probe): a method's blank lines held the class's indent and
     its column-0 comment none; the twin came back with blank lines 4 spaces shorter, and the code under test told
