@@ -2067,7 +2067,8 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
     entries (``missing`` when a session reported none of its cases). ``statuses`` names the entries of
     ``score``'s digest, which do not depend on where the twins were drawn or whether the second session ran:
     ``"sentinel <case>"`` (its outcomes over the sessions, joined by ``/``) and ``"twin <case>"`` only for a twin
-    reported neither failed nor error (a nop's gradings then digest alike, whatever sessions they ran). ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
+    reported neither failed nor error (a twin's cases are its graded ones: a case the task grades neither way, an
+    ``xfail`` one, may pass the twin) (a nop's gradings then digest alike, whatever sessions they ran). ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
     when a sentinel or twin (each must fail with the reference solution) was reported passed while every graded
     test so far passed, or was not reported at all; ``"failed"`` when a graded test did not pass or a twin
     passed beside a graded test that failed too (an honest wrong solution can do that)."""
@@ -2083,8 +2084,8 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
             if node not in outcomes or OUTCOME_RANK.get(outcome, 3) > OUTCOME_RANK.get(outcomes[node], 3):
                 outcomes[node] = outcome
         checks = [("sentinel", s, [k for k in seen if k == s or k.startswith(s + "[")]) for s in sentinels]
-        checks += [("twin", key, [k for k in seen if twin_of(k, twins) == key])
-                   for key, at in sorted(twins.items()) if at == session]
+        checks += [("twin", key, [k for k in seen if twin_of(k, twins) == key and k in graded])
+                   for key, at in sorted(twins.items()) if at == session]  # not an xfail case: the twin may pass it
         for kind, name, cases in checks:
             for case in sorted(cases) or [name]:
                 entry = "%s@%d %s" % (kind, session, case)
@@ -2260,7 +2261,9 @@ def cmd_twins(args):
                                      config.get("pytest_plugins"), _runner_uid(config), fresh_bytecode=False)
     outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
     shutil.rmtree(folder, ignore_errors=True)
-    seen = dict((key, sorted(v for k, v in outcomes.items() if twin_of(k, twins) == key)) for key in sorted(twins))
+    graded = set(f2p) | set(p2p)  # a case neither (bleach-488's xfail ``menuitem``) may pass the twin: not judged
+    seen = dict((key, sorted(v for k, v in outcomes.items() if twin_of(k, twins) == key and k in graded))
+                for key in sorted(twins))
     proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
     result = {"proven": proven, "twins": seen, "exit_code": code, "seconds": seconds}
     _write_atomic(args.results, json.dumps(result))

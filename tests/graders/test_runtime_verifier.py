@@ -903,6 +903,27 @@ def test_a_subclass_that_inherits_a_twinned_method_runs_the_twin_and_is_judged_a
         assert details["reward"] == 0.0, details
 
 
+def test_an_xfail_case_that_passes_the_twin_is_not_taken_for_tampering(tmp_path, new_repo):
+    """bleach-488 (rejected oracle_failed, "tampering"): one case of the twinned function is marked ``xfail``;
+    the twin (a comparison turned to its opposite) passes it, and the grader read that as code sparing the
+    copies. Only the cases the task grades are the twin's: the reference scores 1.0 with every seed, and code
+    that forges the reports still scores 0."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(
+        "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('x', [1, pytest.param(5, marks="
+        "pytest.mark.xfail(reason='not yet')), 2])\ndef test_double(x):\n    assert f(x) == x * 2\n")
+    (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::test_double[2]"]))
+    (tests / "p2p.json").write_text(json.dumps(["tests/test_mod.py::test_double[1]"]))
+    config = json.loads((tests / "config.json").read_text())
+    (repo / "mod.py").write_text("def f(x):\n    return 0 if x == 5 else x * 2\n")
+    rewards = [d["reward"] for d in _grades_by_seed(tests, config, tmp_path / "fixed", range(8))]
+    assert rewards == [1.0] * 8
+    (repo / "mod.py").write_text("def f(x):\n    return x + 1\n\n\n" + FORGER.split("\n\n\ndef f():")[0])
+    for details in _grades_by_seed(tests, config, tmp_path / "forged", range(4)):
+        assert details["reward"] == 0.0, details
+
+
 def test_a_twin_differs_from_its_original_in_the_changed_statement_only(tmp_path):
     """Red team 7 (1.0 on a bundle that passed every probe): a method's blank lines held the class's indent and
     its column-0 comment none; the twin came back with blank lines 4 spaces shorter, and the code under test told
