@@ -9,7 +9,7 @@ say on their own, as the instruction was made before ``instructions/observed.py`
 shipped. Printed per folder and overall: tasks, median words, the share that states an input, a behaviour, an
 expectation and all three (``instructions.actionability``), and the leak audit's findings on the shipped text
 (``instructions.leak_audit``: grading test names and paths, references, SHAs, 8-token runs of the gold patch's
-source files or of the test patch). ``--show N`` prints N instructions as shipped.
+source files or of the test patch). ``--show N`` prints N instructions as shipped; ``--write DIR`` writes each to ``DIR/<task id>.md``.
 
 ``--rederive`` measures, instead of the shipped text, the instruction the current code makes from the inputs
 the run kept (``<out>.logs/<task id>/instruction-inputs-1.json``: title, body, the tests' evidence), without a
@@ -81,6 +81,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--show", type=int, default=0, help="print N shipped instructions")
+    parser.add_argument("--write", type=Path, help="also write each measured instruction to DIR/<task id>.md "
+                                                    "(for a second reader)")
     parser.add_argument("--rederive", action="store_true", help="measure what the current code makes of the "
                                                                 "run's kept inputs (no Docker)")
     args = parser.parse_args(argv)
@@ -100,6 +102,10 @@ def main(argv=None) -> int:
     for row in everything:
         for finding in row["findings"]:
             print(f"  finding {row['task']}: {finding}")
+    if args.write:
+        args.write.mkdir(parents=True, exist_ok=True)
+        for row in everything:
+            (args.write / f"{row['task']}.md").write_text(row["text"])
     for row in everything[:args.show]:
         print(f"\n=== {row['task']} (states {', '.join(row['after']['states']) or 'nothing'})\n{row['text']}")
     return 0
