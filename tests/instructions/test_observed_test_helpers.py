@@ -144,6 +144,14 @@ CASES = {
                            "    assert map(str, []) == []\n",
     }, ["Calling `map` with `str` and `[1, 2]` returns `['1']`; it should return `['…', '2']`: it has fewer items than "
         "expected; the expected result goes on with `'2'`."]),
+    # an isinstance check: what the call returned and the class it should be (validators-411 said "gives `False`;
+    # it should be a true value", the check's own False, and sent the reader the wrong way)
+    "instance_check": ({
+        "pkg/__init__.py": "class Invalid:\n    pass\n\n\ndef email(s):\n    return True\n",
+        "tests/test_w.py": "from pkg import Invalid, email\n\n\ndef test_w():\n"
+                           "    assert isinstance(email('a b@c.com'), Invalid)\n    assert email('a@c.com')\n",
+    }, ["Calling `email` with a string of 9 characters `'a b@c…com'` (`…`: left out) returns `True`; it should return "
+        "an instance of `Invalid`."]),
     # a call's arguments that do not fit raise before its body runs (no frame of it in the traceback): only the
     # call named in the TypeError may be told, never another call on the line (python-semver-462 blamed
     # `bump_patch` for `v.bump_patch().bump_prerelease(bump_when_empty=True)`)

@@ -225,6 +225,52 @@ def _assert_parts(statement) -> tuple | None:
     return None
 
 
+def _instance_check(statement) -> tuple | None:
+    """(value, class, negated) of ``assert isinstance(value, cls)`` / ``assert not isinstance(…)`` /
+    ``self.assertIsInstance(value, cls)`` / ``self.assertNotIsInstance(…)``, else None."""
+    call, negated = None, False
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        call = test.operand if negated else test
+        call = call if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+            call.func.id == "isinstance" else None
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+            attr_name(statement.value.func) in ("assertIsInstance", "assertNotIsInstance"):
+        call, negated = statement.value, attr_name(statement.value.func) == "assertNotIsInstance"
+    if call is None or len(call.args) < 2 or call.keywords and not isinstance(statement, ast.Expr):
+        return None
+    return call.args[0], call.args[1], negated
+
+
+def _instance_sentence(value, cls, negated: bool, text: str, teller: Teller, bound: dict) -> str | None:
+    """"Calling `f(x)` returns `True`; it should return an instance of `T`." for a failed ``isinstance`` check
+    (validators-411 was told "A value computed from `email(…)` gives `False`; it should be a true value": the
+    ``False`` was the check's, and the sentence sent the reader the wrong way); the value from pytest's
+    ``where`` line of the call as it ran, the class only when it is the project's or the standard library's.
+    None when the call or the class cannot be told."""
+    value = _as_it_ran(value, text, teller, bound)
+    subject = _subject(value, teller, bound)
+    root = cls
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    own = not isinstance(root, ast.Name) or root.id in teller.helpers | teller.defined | teller.from_tests
+    kind = None if own else teller.code(ast.unparse(cls))
+    call = bound.get(value.id) if isinstance(value, ast.Name) else value
+    if subject is None or kind is None or not (isinstance(call, ast.Call) and teller.call_text(call, bound)):
+        return None
+    src = " ".join(ast.unparse(Substitute(bound).visit(copy_node(value))).split())
+    shown = None
+    for line in text.splitlines():
+        m = _WHERE.match(line[1:].strip() if line.startswith("E") else line.strip())
+        if m and " ".join(m.group(2).split()) in (src, " ".join(ast.unparse(value).split())):
+            shown = _told(m.group(1), None, teller)
+    want = f"it should not return an instance of {kind}" if negated else f"it should return an instance of {kind}"
+    if shown and not _SHORTENED.search(shown):
+        return f"Calling {subject} returns {shown}; {want}."
+    return f"Calling {subject} {'returns' if negated else 'does not return'} an instance of {kind}; {want}."
+
+
 def _returned(text: str, message: str, subject_src: str | None) -> str | None:
     """The value the call gave, from pytest's rewriting (``+ where 5 = area(2, 3)`` or the left side of
     ``assert 5 == 6``) or unittest's ``5 != 6``."""
@@ -1082,6 +1128,9 @@ def _sentence(text: str, evidence: Evidence, teller: Teller, frame: tuple[str, i
         if subject and error:  # the expected message names the tests' own things: not told
             return f"Calling {subject} raises {error}; it should raise `{site.expect_raise}` with another message."
         return None
+    instance = _instance_check(site.statement) if site.raising_call is None and not raised else None
+    if instance is not None:  # ``assert isinstance(f(x), T)``: what ``f(x)`` returned, not the check's False
+        return _instance_sentence(*instance, text, teller, bound)
     parts = _assert_parts(site.statement) if site.raising_call is None else None
     caught = _caught(parts, site) if parts is not None else None
     if caught is not None:
