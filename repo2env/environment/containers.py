@@ -137,8 +137,14 @@ class TaskContainer:
         api = self.container.client.api
         start = time.monotonic()
         exec_id = api.exec_create(self.container.id, cmd, workdir=workdir or self.workdir, user=user)["Id"]
-        got: dict[str, bytes] = {}
-        worker = threading.Thread(target=lambda: got.update(out=api.exec_start(exec_id, demux=False)), daemon=True)
+        got: dict = {}
+
+        def attach():
+            try:
+                got["out"] = api.exec_start(exec_id, demux=False)
+            except Exception as exc:  # an engine error is the caller's to see, not an empty output
+                got["error"] = exc
+        worker = threading.Thread(target=attach, daemon=True)
         worker.start()
         worker.join(timeout_sec)
         if worker.is_alive():
@@ -147,6 +153,8 @@ class TaskContainer:
             code = 124
         else:
             code = api.exec_inspect(exec_id).get("ExitCode")
+        if "error" in got and code != 124:
+            raise got["error"]
         text = (got.get("out") or b"").decode("utf-8", errors="replace")
         return code, text if tail is None else text[-tail:], time.monotonic() - start
 

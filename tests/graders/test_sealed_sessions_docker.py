@@ -63,8 +63,12 @@ def test_nothing_the_agent_left_writable_is_written_by_the_tests(docker_client, 
         details = json.loads(box.read_file("/logs/verifier/reward-details.json") or b"{}")
         note = box.read_file("/home/learner/note")
         _, listing, _ = box.exec(["ls", "-A", "/workspace/box"])
-        _, ipc, _ = box.exec(["cat", "/proc/sysvipc/sem"])
-        ipc = [line for line in ipc.splitlines() if line.strip()]
+        ipc = []
+        for _ in range(3):  # an exec that ends at once can lose its output to the engine under load (CI: empty)
+            code, text, _ = box.exec(["cat", "/proc/sysvipc/sem"])
+            ipc = [line for line in text.splitlines() if line.strip()]
+            if ipc:
+                break
         _, acls, _ = box.exec(["python3", "-c", "import os; print([os.listxattr(p) for p in "
                                "('/home/learner/note', '/workspace/box')])"])
     assert raw == b"1.0\n" and details["sessions"] == 2, (details, transcript[-2000:])  # the fix, two sessions
