@@ -129,11 +129,13 @@ class TaskContainer:
         self.container.put_archive(dest, tar_directory(src, "."))
 
     def exec(self, cmd: list[str], *, timeout_sec: float = 1800, workdir: str | None = None,
-             user: str = "root", tail: int | None = 6000) -> tuple[int, str, float]:
+             user: str = "root", tail: int | None = 6000, deadline=None) -> tuple[int, str, float]:
         """Run ``cmd`` as ``user``; returns ``(exit_code, output, seconds)``: the last ``tail`` characters of the
         output (None: all of it). Exit 124 means it timed out. The time limit is kept here, on the host: no
         program of the container (which the agent, as root there, may have replaced, ``timeout`` say) wraps
-        ``cmd``. On time-out the command's processes are killed (``_kill_exec``)."""
+        ``cmd``. On time-out the command's processes are killed (``_kill_exec``). ``deadline``: a callable giving
+        a ``time.monotonic()`` moment (or None) that may come sooner than ``timeout_sec`` while ``cmd`` runs
+        (``tasks.runtime``'s before-run limit, set once the run after the fix has finished); read every second."""
         api = self.container.client.api
         start = time.monotonic()
         exec_id = api.exec_create(self.container.id, cmd, workdir=workdir or self.workdir, user=user)["Id"]
@@ -146,7 +148,12 @@ class TaskContainer:
                 got["error"] = exc
         worker = threading.Thread(target=attach, daemon=True)
         worker.start()
-        worker.join(timeout_sec)
+        end = start + timeout_sec
+        while worker.is_alive() and time.monotonic() < end:
+            soon = deadline() if deadline is not None else None
+            if soon is not None and time.monotonic() >= soon:
+                break
+            worker.join(min(1.0, max(0.0, end - time.monotonic())) if deadline is not None else timeout_sec)
         if worker.is_alive():
             self._kill_exec(api.exec_inspect(exec_id).get("Pid"))
             worker.join(30)

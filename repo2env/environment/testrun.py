@@ -37,17 +37,24 @@ def _why(code: int, out: str, memory_mb: int = MEMORY_MB) -> str:
 
 def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label: str, *, language,
               extra_hosts: dict[str, str], timeout_sec: float, memory_mb: int = MEMORY_MB,
-              cpus: float | None = None) -> TestRun:
+              cpus: float | None = None, deadline=None) -> TestRun:
     """Run the tests once; ``label`` is ``before`` (test patch only) or ``after`` (plus the gold patch);
     ``language`` (a ``repo2env.languages.Language``) gives the command and parses its results; ``memory_mb``
-    and ``cpus`` cap the container (``RepoEnvConfig``).
+    and ``cpus`` cap the container (``RepoEnvConfig``). ``deadline``: as ``TaskContainer.exec``'s; a run it
+    stops reports no test (exit code 124), as a run the runner's own ``timeout_sec`` stops does.
 
     Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
     """
     with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
         _put(box, bundle_root, gold=label == "after")
         cmd = language.test_command("/tests", RESULT_PATH)
-        code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60)
+        code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60, deadline=deadline)
+        if code == 124 and deadline is not None and box.read_file(RESULT_PATH) is None:
+            artefacts.record_group(f"tests-{label}", {".log": f"stopped after {seconds:.0f} s: the run after the "
+                                                              f"fix had long finished\n{out}".encode()})
+            return TestRun(label=label, outcomes={}, collection_errors=(), collection_messages={},
+                           skip_messages={}, error_messages={}, failure_details={}, exit_code=124,
+                           seconds=round(seconds, 3))
         if code == PREPARE_FAILED:
             raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
         results = box.read_file(RESULT_PATH)

@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -305,23 +306,61 @@ def caps(ctx: BuildContext, repo: RepoRef) -> dict:
             "cpus": override.cpus if override else None}
 
 
+BEFORE_FLOOR_SEC = 300  # a run before the fix is stopped no sooner than this, ...
+BEFORE_FACTOR = 20  # ... nor before this many times the slowest run after the fix took
+
+
+class BeforeLimit:
+    """How long a run before the fix may go on once a run after the fix has finished (w3lib 2b1709a53a26: the
+    code before the fix loops forever in one test, and its run held the candidate for ``RUN_TIMEOUT_SEC``, 30
+    minutes, to report no test at all): ``BEFORE_FACTOR`` times the slowest run after the fix, at least
+    ``BEFORE_FLOOR_SEC``, from the run's own start. A run that the limit stops reports no test, as one its
+    runner's time-out stops does, so a run that never ends gives the same result, sooner. Thread-safe enough
+    for ``concurrency.run_all``: one float written, read by the others."""
+
+    def __init__(self):
+        self.after_seconds: float | None = None
+
+    def finished(self, seconds: float) -> None:
+        """A run after the fix took ``seconds``."""
+        self.after_seconds = max(seconds, self.after_seconds or 0.0)
+
+    def deadline(self, started: float):
+        """For a run started at ``started`` (``time.monotonic()``): a callable giving the moment it is stopped,
+        None while no run after the fix has finished."""
+        def moment():
+            if self.after_seconds is None:
+                return None
+            return started + max(BEFORE_FLOOR_SEC, BEFORE_FACTOR * self.after_seconds)
+        return moment
+
+
 def _runs(ctx: BuildContext, language, image: str, stage: BundleStage,
           hosts: dict[str, str], repo: RepoRef, runs_after: int | None = None) -> tuple[list[TestRun], list[TestRun]]:
     """The runs before and after the fix: ``runs_before``/``runs_after`` of them, each in a fresh container, up
     to ``parallel_runs`` side by side (``core.concurrency``). One of each comes first, and the gate is adaptive:
     when that pair leaves no FAIL_TO_PASS candidate, no further run can make one (a FAIL_TO_PASS test fails in
     every run before and passes in every run after, ``environment.selection``), so the rest are not run; a task
-    that is kept has had every run. ``runs_after`` replaces ``--runs-after`` when given."""
+    that is kept has had every run. A run before the fix stops at ``BeforeLimit`` once a run after the fix has
+    finished (the run after comes first). ``runs_after`` replaces ``--runs-after`` when given."""
     opts = ctx.options
     after_count = runs_after or opts.runs_after
     limits = caps(ctx, repo)
     before, after = [], []
+    limit = BeforeLimit()
 
     def run(label: str):
-        return lambda: run_tests(ctx.client, image, stage.root, label, language=language, extra_hosts=hosts,
-                                 timeout_sec=RUN_TIMEOUT_SEC, **limits)
+        def once():
+            started = time.monotonic()
+            result = run_tests(ctx.client, image, stage.root, label, language=language, extra_hosts=hosts,
+                               timeout_sec=RUN_TIMEOUT_SEC, deadline=limit.deadline(started)
+                               if label == "before" else None, **limits)
+            if label == "after":
+                limit.finished(result.seconds)
+            return result
+        return once
 
-    first = ["before", "after"]
+    first = ["after", "before"]  # the run after the fix first: one after the other, it sets the before-run limit
     rest = ["before"] * (opts.runs_before - 1) + ["after"] * (after_count - 1)
     total = opts.runs_before + after_count
     for labels in (first, rest):
