@@ -152,6 +152,22 @@ CASES = {
                            "    assert isinstance(email('a b@c.com'), Invalid)\n    assert email('a@c.com')\n",
     }, ["Calling `email` with a string of 9 characters `'a b@c…com'` (`…`: left out) returns `True`; it should return "
         "an instance of `Invalid`."]),
+    # a fixture is not a function the project decorates (glom-280 was told "For a function `func` decorated with
+    # `@pytest.fixture`, calling `func.run([...])`": pytest's name read as the project's, since the test imports it)
+    "fixture_is_not_the_projects_decorator": ({
+        "pkg/__init__.py": "class Checker:\n    def run(self, a):\n        return 1\n",
+        "tests/test_w.py": "import pytest\nimport pkg\n\n\n@pytest.fixture\ndef cc():\n    checker = pkg.Checker()\n"
+                           "    return checker\n\n\ndef test_w(cc):\n    assert cc.run('x') == 0\n"
+                           "    assert cc.run('y') == 0\n",
+    }, []),
+    # an f-string whose parts are known is told as the string it makes (bleach-488: ``clean(f"<{tag}>")`` with
+    # ``tag`` a parametrized case was told ``clean(f'<{'wbr'}>')``)
+    "f_string_of_known_parts": ({
+        "pkg/__init__.py": "def clean(text):\n    return text + '</' + text[1:]\n",
+        "tests/test_w.py": "import pytest\nfrom pkg import clean\n\n\n@pytest.mark.parametrize('tag', ['br', 'hr'])\n"
+                           "def test_w(tag):\n    assert clean(f'<{tag}>') == f'<{tag}>'\n",
+    }, ["Calling `clean('<br>')` returns `'<br></br>'`; it should return the input it was made from.",
+        "Calling `clean('<hr>')` returns `'<hr></hr>'`; it should return the input it was made from."]),
     # a call's arguments that do not fit raise before its body runs (no frame of it in the traceback): only the
     # call named in the TypeError may be told, never another call on the line (python-semver-462 blamed
     # `bump_patch` for `v.bump_patch().bump_prerelease(bump_when_empty=True)`)

@@ -4,6 +4,7 @@ and never a span that repeats ``leak_audit.DEFAULT_NGRAM`` tokens of a test file
 ``gold_overlap`` rule over the test patch)."""
 
 import ast
+import builtins
 import copy
 import difflib
 import re
@@ -32,6 +33,9 @@ NOT_API = {  # builtins and test machinery: never the public API a user calls
 
 
 _SEPARATING = {",", ";", ":", "."}  # punctuation whose loss costs a reader least (not a bracket, not a quote)
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 class Teller:
@@ -175,7 +179,9 @@ class Teller:
         while isinstance(root, ast.Attribute | ast.Call | ast.Subscript):
             root = root.value if not isinstance(root, ast.Call) else root.func
         name = root.id if isinstance(root, ast.Name) else None
-        builtin = name in NOT_API and name not in self.imported  # funcy's own ``map``, imported from funcy, is API
+        # a builtin's name that a test file imports (funcy's own ``map``, from funcy) is the project's API; the tests'
+        # machinery (``import pytest``, ``from unittest.mock import patch``) never is
+        builtin = name in NOT_API and not (name in self.imported and name in _BUILTIN_NAMES)
         return bool(name) and name not in self.helpers and not builtin and not _TEST_NAMES.match(name) \
             and name not in self.stdlib and name not in self.from_tests  # the API under test is the repository's
 
@@ -456,6 +462,22 @@ class Substitute(ast.NodeTransformer):
                 and node.args[1].value.isidentifier()):  # getattr(x, "name") is x.name
             return ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load())
         return node
+
+    def visit_JoinedStr(self, node):
+        """An f-string whose every part is known once the names are put in (``f"<{tag}>"`` with ``tag = 'wbr'``)
+        is the string it makes (``'<wbr>'``), not ``f'<{'wbr'}>'``."""
+        node = self.generic_visit(node)
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+            elif isinstance(value, ast.FormattedValue) and value.conversion == -1 and value.format_spec is None \
+                    and isinstance(value.value, ast.Constant) and isinstance(value.value.value, (str, int)) \
+                    and not isinstance(value.value.value, bool):
+                parts.append(str(value.value.value))
+            else:
+                return node
+        return ast.Constant(value="".join(parts))
 
     def visit_Name(self, node):
         value = self.bound.get(node.id)
