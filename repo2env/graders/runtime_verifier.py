@@ -1650,6 +1650,14 @@ def function_of(node_id):
     return node_id.split("[", 1)[0]
 
 
+def judged_cases(cases, graded):
+    """The reported cases of a twin that are judged: those the task grades (bleach-488: an ``xfail`` case, graded
+    neither way, passed the negated twin and the reference read as tampering), or all of them when none is (a
+    data twin's changed table gives its cases ids of their own: ``t[1-3]`` for ``t[1-2]``)."""
+    own = [k for k in cases if k in graded]
+    return own or list(cases)
+
+
 def twin_of(node_id, twins):
     """The twinned function (a key of ``twins``) a reported node id belongs to, or None: its own function's, or
     that of the class it inherits the method from (``Twins.heirs``)."""
@@ -2084,8 +2092,8 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
             if node not in outcomes or OUTCOME_RANK.get(outcome, 3) > OUTCOME_RANK.get(outcomes[node], 3):
                 outcomes[node] = outcome
         checks = [("sentinel", s, [k for k in seen if k == s or k.startswith(s + "[")]) for s in sentinels]
-        checks += [("twin", key, [k for k in seen if twin_of(k, twins) == key and k in graded])
-                   for key, at in sorted(twins.items()) if at == session]  # not an xfail case: the twin may pass it
+        checks += [("twin", key, judged_cases([k for k in seen if twin_of(k, twins) == key], graded))
+                   for key, at in sorted(twins.items()) if at == session]
         for kind, name, cases in checks:
             for case in sorted(cases) or [name]:
                 entry = "%s@%d %s" % (kind, session, case)
@@ -2261,9 +2269,9 @@ def cmd_twins(args):
                                      config.get("pytest_plugins"), _runner_uid(config), fresh_bytecode=False)
     outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
     shutil.rmtree(folder, ignore_errors=True)
-    graded = set(f2p) | set(p2p)  # a case neither (bleach-488's xfail ``menuitem``) may pass the twin: not judged
-    seen = dict((key, sorted(v for k, v in outcomes.items() if twin_of(k, twins) == key and k in graded))
-                for key in sorted(twins))
+    graded = set(f2p) | set(p2p)
+    seen = dict((key, sorted(outcomes[k] for k in judged_cases([k for k in outcomes if twin_of(k, twins) == key],
+                                                                graded))) for key in sorted(twins))
     proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
     result = {"proven": proven, "twins": seen, "exit_code": code, "seconds": seconds}
     _write_atomic(args.results, json.dumps(result))
