@@ -874,6 +874,17 @@ def test_a_test_closing_with_a_helper_call_is_twinned_once_the_trial_proves_its_
     assert [d["reward"] for d in _grades_by_seed(tests, before_trial, tmp_path / "old", [0])] == [1.0]
 
 
+def _task_with(tmp_path, new_repo, test_source: str, f2p: list[str], p2p: list[str]):
+    """``(repo, tests, config)``: the fixture task with ``tests/test_mod.py`` replaced by ``test_source`` and the
+    given FAIL_TO_PASS / PASS_TO_PASS ids (``config``: config.json as read)."""
+    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
+    tests = _tests_dir(tmp_path, repo, base, test_patch)
+    (tests / "overlay" / "tests" / "test_mod.py").write_text(test_source)
+    (tests / "f2p.json").write_text(json.dumps(f2p))
+    (tests / "p2p.json").write_text(json.dumps(p2p))
+    return repo, tests, json.loads((tests / "config.json").read_text())
+
+
 @pytest.mark.parametrize("heir_graded", ["fail_to_pass", "pass_to_pass"])
 def test_a_subclass_that_inherits_a_twinned_method_runs_the_twin_and_is_judged_as_it(tmp_path, new_repo,
                                                                                      heir_graded):
@@ -881,15 +892,12 @@ def test_a_subclass_that_inherits_a_twinned_method_runs_the_twin_and_is_judged_a
     ``test_body_bytearray_support``, so in the twin's session its own id ran the twin and failed while the grader
     expected it to pass: the reference scored 0. Its id belongs to the twin (``Twins.heirs``): the trial proves
     the pair, the reference scores 1.0 with every seed, and code that forges the reports still scores 0."""
-    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
-    tests = _tests_dir(tmp_path, repo, base, test_patch)
-    (tests / "overlay" / "tests" / "test_mod.py").write_text(
-        "import unittest\n\nfrom mod import f\n\n\nclass TestTwo(unittest.TestCase):\n    def test_two(self):\n"
-        "        self.assertEqual(f(), 2)\n\n\nclass TestTwoAgain(TestTwo):\n    pass\n")
     base_id, heir_id = "tests/test_mod.py::TestTwo::test_two", "tests/test_mod.py::TestTwoAgain::test_two"
-    (tests / "f2p.json").write_text(json.dumps([base_id, heir_id] if heir_graded == "fail_to_pass" else [base_id]))
-    (tests / "p2p.json").write_text(json.dumps([heir_id] if heir_graded == "pass_to_pass" else []))
-    config = json.loads((tests / "config.json").read_text())
+    repo, tests, config = _task_with(
+        tmp_path, new_repo, "import unittest\n\nfrom mod import f\n\n\nclass TestTwo(unittest.TestCase):\n"
+        "    def test_two(self):\n        self.assertEqual(f(), 2)\n\n\nclass TestTwoAgain(TestTwo):\n    pass\n",
+        [base_id, heir_id] if heir_graded == "fail_to_pass" else [base_id],
+        [heir_id] if heir_graded == "pass_to_pass" else [])
     (repo / "mod.py").write_text("def f():\n    return 2\n")  # the reference in place, as in the trial's container
     results = tmp_path / "trial.json"
     assert verifier.main(["twins", "--tests-dir", str(tests), "--results", str(results)]) == 0
@@ -908,14 +916,10 @@ def test_an_xfail_case_that_passes_the_twin_is_not_taken_for_tampering(tmp_path,
     the twin (a comparison turned to its opposite) passes it, and the grader read that as code sparing the
     copies. Only the cases the task grades are the twin's: the reference scores 1.0 with every seed, and code
     that forges the reports still scores 0."""
-    repo, base, test_patch, gold_patch = _workspace_with_fix(new_repo)
-    tests = _tests_dir(tmp_path, repo, base, test_patch)
-    (tests / "overlay" / "tests" / "test_mod.py").write_text(
-        "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('x', [1, pytest.param(5, marks="
-        "pytest.mark.xfail(reason='not yet')), 2])\ndef test_double(x):\n    assert f(x) == x * 2\n")
-    (tests / "f2p.json").write_text(json.dumps(["tests/test_mod.py::test_double[2]"]))
-    (tests / "p2p.json").write_text(json.dumps(["tests/test_mod.py::test_double[1]"]))
-    config = json.loads((tests / "config.json").read_text())
+    repo, tests, config = _task_with(
+        tmp_path, new_repo, "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('x', [1, pytest.param("
+        "5, marks=pytest.mark.xfail(reason='not yet')), 2])\ndef test_double(x):\n    assert f(x) == x * 2\n",
+        ["tests/test_mod.py::test_double[2]"], ["tests/test_mod.py::test_double[1]"])
     (repo / "mod.py").write_text("def f(x):\n    return 0 if x == 5 else x * 2\n")
     rewards = [d["reward"] for d in _grades_by_seed(tests, config, tmp_path / "fixed", range(8))]
     assert rewards == [1.0] * 8
