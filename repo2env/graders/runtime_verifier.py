@@ -1565,13 +1565,15 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
                     found.append((rel, qual, first, last, block, source))
     rng.shuffle(found)
-    texts, twins = {}, Twins()
+    texts, twins, trees = {}, Twins(), {}  # trees: each file with a twin, parsed once for its heirs
     for rel, qual, first, last, block, source in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
         session = (placement or rng).randrange(2)
         twins[rel + "::" + qual] = session
         variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
         variants[session][first - 1:last] = [block]
-        for heir in _heirs(source, qual):
+        if rel not in trees:
+            trees[rel] = _parsed_module(source)
+        for heir in _heirs(trees[rel], qual):
             twins.heirs[rel + "::" + heir] = rel + "::" + qual
     return dict((rel, tuple("".join(lines) for lines in variants)) for rel, variants in texts.items()), twins
 
@@ -1587,17 +1589,21 @@ class Twins(dict):
         self.heirs = {}
 
 
-def _heirs(source, qual):
-    """The classes of a module (``source``) that inherit the method ``qual`` (``Class::name``) from that class
-    unchanged: those whose first definition of ``name`` along their bases (the module's own classes, depth
-    first, left to right, as Python's method resolution order finds it for single inheritance) is that class's.
-    ``[Sub::name, ...]``; empty for a module-level function, or a module that does not parse."""
-    owner, _, name = qual.rpartition("::")
-    if not owner:
-        return []
+def _parsed_module(source):
+    """``source`` parsed (``ast.Module``), or None when it does not parse."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
+        return None
+
+
+def _heirs(tree, qual):
+    """The classes of a module (``tree``, ``_parsed_module``'s) that inherit the method ``qual``
+    (``Class::name``) from that class unchanged: those whose first definition of ``name`` along their bases (the
+    module's own classes, depth first, left to right, as Python's method resolution order finds it for single
+    inheritance) is that class's. ``[Sub::name, ...]``; empty for a module-level function, or no tree."""
+    owner, _, name = qual.rpartition("::")
+    if not owner or tree is None:
         return []
     classes = dict((n.name, n) for n in tree.body if isinstance(n, ast.ClassDef))
 
@@ -2075,8 +2081,8 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
     entries (``missing`` when a session reported none of its cases). ``statuses`` names the entries of
     ``score``'s digest, which do not depend on where the twins were drawn or whether the second session ran:
     ``"sentinel <case>"`` (its outcomes over the sessions, joined by ``/``) and ``"twin <case>"`` only for a twin
-    reported neither failed nor error (a twin's cases are its graded ones: a case the task grades neither way, an
-    ``xfail`` one, may pass the twin) (a nop's gradings then digest alike, whatever sessions they ran). ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
+    reported neither failed nor error (a nop's gradings then digest alike, whatever sessions they ran); a twin's
+    cases are those ``judged_cases`` keeps. ``failure`` is None while the reward may still be 1.0, else why not: ``"tampering: ..."``
     when a sentinel or twin (each must fail with the reference solution) was reported passed while every graded
     test so far passed, or was not reported at all; ``"failed"`` when a graded test did not pass or a twin
     passed beside a graded test that failed too (an honest wrong solution can do that)."""
