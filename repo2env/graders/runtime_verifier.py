@@ -1563,12 +1563,14 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     twin = None if changed is None else decorators + changed
                 if twin is not None and (proven is None or rel + "::" + qual in proven):
                     block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
-                    found.append((rel, qual, first, last, block, source))
+                    found.append((rel, qual, first, last, block, source, data is not None))
     rng.shuffle(found)
     texts, twins, trees = {}, Twins(), {}  # trees: each file with a twin, parsed once for its heirs
-    for rel, qual, first, last, block, source in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
+    for rel, qual, first, last, block, source, renamed in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
         session = (placement or rng).randrange(2)
         twins[rel + "::" + qual] = session
+        if renamed:
+            twins.renamed.add(rel + "::" + qual)
         variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
         variants[session][first - 1:last] = [block]
         if rel not in trees:
@@ -1582,11 +1584,12 @@ class Twins(dict):
     """``plan_twins``' ``{function key: session in which it is the twin}``, and ``heirs``: ``{"file::Sub::name":
     "file::Base::name"}`` for each class of the twinned method's module that inherits the method as the twin
     changed it (parsel's ``SelectorTestCaseBytes(SelectorTestCase)``: its ``test_body_bytearray_support`` ran the
-    twin too, was expected to pass, and the reference solution scored 0). ``twin_of`` reads both."""
+    twin too, was expected to pass, and the reference solution scored 0). ``twin_of`` reads both. ``renamed``:
+    the keys of data twins, whose changed table gives their cases ids of their own (``judged_cases``)."""
 
     def __init__(self, *args, **kwargs):
         dict.__init__(self, *args, **kwargs)
-        self.heirs = {}
+        self.heirs, self.renamed = {}, set()
 
 
 def _parsed_module(source):
@@ -1656,12 +1659,15 @@ def function_of(node_id):
     return node_id.split("[", 1)[0]
 
 
-def judged_cases(cases, graded):
-    """The reported cases of a twin that are judged: those the task grades (bleach-488: an ``xfail`` case, graded
-    neither way, passed the negated twin and the reference read as tampering), or all of them when none is (a
-    data twin's changed table gives its cases ids of their own: ``t[1-3]`` for ``t[1-2]``)."""
-    own = [k for k in cases if k in graded]
-    return own or list(cases)
+def judged_cases(key, reported, twins, graded):
+    """The case ids of the twin ``key`` that must fail: the graded ids that belong to it (an heir's too), each
+    whether reported or not, a missing one then read as missing (bleach-488: an ``xfail`` case, graded neither
+    way, passed the negated twin and the reference read as tampering); for a data twin (``Twins.renamed``, or
+    any twin of a plain dict), whose changed table gives its cases ids of their own (``t[1-3]`` for
+    ``t[1-2]``), every reported case of it."""
+    if key in getattr(twins, "renamed", twins):
+        return sorted(k for k in reported if twin_of(k, twins) == key)
+    return sorted(k for k in graded if twin_of(k, twins) == key)
 
 
 def twin_of(node_id, twins):
@@ -2098,7 +2104,7 @@ def judge(runs, fail_to_pass, pass_to_pass, sentinels, twins):
             if node not in outcomes or OUTCOME_RANK.get(outcome, 3) > OUTCOME_RANK.get(outcomes[node], 3):
                 outcomes[node] = outcome
         checks = [("sentinel", s, [k for k in seen if k == s or k.startswith(s + "[")]) for s in sentinels]
-        checks += [("twin", key, judged_cases([k for k in seen if twin_of(k, twins) == key], graded))
+        checks += [("twin", key, judged_cases(key, seen, twins, graded))
                    for key, at in sorted(twins.items()) if at == session]
         for kind, name, cases in checks:
             for case in sorted(cases) or [name]:
@@ -2276,8 +2282,8 @@ def cmd_twins(args):
     outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
     shutil.rmtree(folder, ignore_errors=True)
     graded = set(f2p) | set(p2p)
-    seen = dict((key, sorted(outcomes[k] for k in judged_cases([k for k in outcomes if twin_of(k, twins) == key],
-                                                                graded))) for key in sorted(twins))
+    seen = dict((key, sorted(outcomes.get(k, "missing") for k in judged_cases(key, outcomes, twins, graded)))
+                for key in sorted(twins))
     proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
     result = {"proven": proven, "twins": seen, "exit_code": code, "seconds": seconds}
     _write_atomic(args.results, json.dumps(result))
