@@ -928,6 +928,54 @@ def test_an_xfail_case_that_passes_the_twin_is_not_taken_for_tampering(tmp_path,
         assert details["reward"] == 0.0, details
 
 
+HIDER = """import gc
+
+import _pytest.junitxml
+import _pytest.reports
+
+_real = _pytest.reports.TestReport.__init__
+_passed = set()
+
+
+def _hidden(self, *args, **kwargs):
+    _real(self, *args, **kwargs)
+    if not self.nodeid.endswith("[2]"):
+        return
+    if self.when == "call" and self.outcome == "failed":  # the original, failing on the bug: forged
+        self.outcome, self.longrepr = "passed", None
+    elif self.when == "call":  # the twin, passing on the bug
+        _passed.add(self.nodeid)
+    elif self.when == "teardown" and self.nodeid in _passed:  # its case leaves the JUnit XML
+        for xml in (o for o in gc.get_objects() if isinstance(o, _pytest.junitxml.LogXML)):
+            kept = [r for r in xml.node_reporters_ordered if str(getattr(r, "id", "")) != self.nodeid]
+            xml.node_reporters_ordered[:] = kept
+
+
+_pytest.reports.TestReport.__init__ = _hidden
+
+
+def f(x):
+    return 10 if x == 5 else x + 1
+"""
+
+
+def test_code_that_hides_the_twins_graded_case_behind_an_ungraded_one_scores_0(tmp_path, new_repo):
+    """Red team of the bleach-488 rule (a twin judged on its graded cases when reported, else on every case it
+    reported): the code under test forges the graded case's failure in the originals' session and, where that
+    case passes (the twin's session), takes it out of the JUnit XML; the ungraded ``xfail`` case of the same
+    function fails the twin, so the twin looked proven. A graded case the twin's session does not report is read
+    as missing: 0 with every seed, while the reference still scores 1.0."""
+    repo, tests, config = _task_with(
+        tmp_path, new_repo, "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('x', [1, pytest.param("
+        "5, marks=pytest.mark.xfail(reason='not yet')), 2])\ndef test_double(x):\n    assert f(x) == x * 2\n",
+        ["tests/test_mod.py::test_double[2]"], ["tests/test_mod.py::test_double[1]"])
+    (repo / "mod.py").write_text(HIDER)
+    for details in _grades_by_seed(tests, config, tmp_path / "hidden", range(6)):
+        assert details["reward"] == 0.0, details
+    (repo / "mod.py").write_text("def f(x):\n    return x * 2\n")
+    assert [d["reward"] for d in _grades_by_seed(tests, config, tmp_path / "fixed", range(3))] == [1.0] * 3
+
+
 def test_a_twin_differs_from_its_original_in_the_changed_statement_only(tmp_path):
     """Red team 7 (1.0 on a bundle that passed every probe): a method's blank lines held the class's indent and
     its column-0 comment none; the twin came back with blank lines 4 spaces shorter, and the code under test told
