@@ -305,8 +305,9 @@ def test_steps_loop():
 
 def test_decorated_read():
     @sh.counted(step=2)
-    def g():
-        return 1
+    def g(n=1):
+        "Count."
+        return n
     g()
     assert g.stats["calls"] == 1
 
@@ -562,7 +563,8 @@ SAID = {
                        "`'a = 1\\nb = 0\\nc = 0\\n'`; it should be `'a = 1\\nb … 0\\n'`: it has the line "
                        "`c = 0` more, at line 3.",
     # a function the test defines and decorates with the project's decorator: its decorator and a stand-in name
-    "test_decorated_read": "For a function `func` decorated with `@shapes.counted(step=2)`, after a call of it, "
+    "test_decorated_read": "For a function `func(n=1)` that has a docstring, decorated with "
+                           "`@shapes.counted(step=2)`, after a call of it, "
                            "reading `func.stats['calls']` raises `KeyError: 'calls'`; it should not raise.",
     # ... whose own body (the test's) raised: nothing the project did
     "test_decorated_body": None,
@@ -600,9 +602,10 @@ SAID = {
                       "`ValueError: too many values to unpack (expected 2)` (in `to_bytes` of "
                       "`shapes/__init__.py`); it should not raise.",
     # the error's message quotes that line: shortened too
-    "test_message_quotes_the_file": "Calling `parse` raises `ValueError: invalid literal for int() with base 10: "
-                                    "'12 kB, 3 kB… 4 kB, 5 kB\\n'` (in `parse` of `shapes/__init__.py`); it should "
-                                    "not raise.",
+    # (the data file of the test patch told by its kind, never by its path)
+    "test_message_quotes_the_file": "Calling `parse(open(<path to a .txt file>).read())` raises `ValueError: invalid "
+                                    "literal for int() with base 10: '12 kB, 3 kB… 4 kB, 5 kB\\n'` (in `parse` of "
+                                    "`shapes/__init__.py`); it should not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
     # test passes after it); the helper's argument is its own parameter, bound to what the test passed it
     "test_callee": "Calling `explode(1)` raises `RuntimeError: boom` (in `explode` of `shapes/__init__.py`); it should "
@@ -882,3 +885,61 @@ def test_a_frozen_clock_and_a_moment_are_told_without_the_tests_tokens():
     assert _ast.unparse(Substitute({}).visit(call)) == (
         "f(datetime.fromisoformat('2023-10-16T06:00').replace(tzinfo=timezone.utc).astimezone("
         "timezone(timedelta(hours=11))), date.fromisoformat('2020-01-02'))")
+
+
+def _pytest_evidence(root, files: dict, test: str, path: str = "") -> observed.Evidence:
+    """A real pytest run (``--showlocals``, as generation runs it) of ``files`` under ``root``, read by the
+    verifier's own JUnit parser; ``path``: another folder (under ``root``) on ``PYTHONPATH``."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    search = os.pathsep.join([str(root)] + ([str(root / path)] if path else []))
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--showlocals",
+                    f"--junitxml={root}/j.xml", "tests"], cwd=root, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": search})
+    notes = {}
+    runtime_verifier.parse_junit((root / "j.xml").read_text(), workspace=str(root), messages={}, notes=notes)
+    return observed.Evidence(failures=notes["failures"], import_errors={}, fail_to_pass=(test,),
+                             test_sources={p: t for p, t in files.items() if p.startswith("tests/")},
+                             test_patch_lines=tuple(files[test.split("::")[0]].splitlines()))
+
+
+def test_a_path_into_the_tests_tree_is_told_by_its_kind_and_a_list_item_by_item(tmp_path):
+    """glom-277's class: the argument list names a data file of the test patch, through a name assigned under a
+    condition that did not hold (which value it has is the run's, not the source's), and whole it would copy
+    the test's line: told with a token left out, the path as what it stands for, never the tests' path itself
+    (a list that needs more tokens left out is told item by item, as glom-277's was)."""
+    test = ("import os\nimport pkg\n\n\ndef test_w():\n    here = os.path.dirname(os.path.abspath(__file__))\n"
+            "    if '.tox' in here:\n        here = os.path.join(here.split('.tox')[0], 'tests')\n"
+            "    path = os.path.join(here, 'data', 'ok.toml')\n"
+            "    argv = ['--file', path, '--format', 'toml', 'key']\n    assert pkg.main(argv) == 0\n")
+    files = {"pkg/__init__.py": "def main(argv):\n    raise ValueError('unknown format: ' + argv[3])\n",
+             "tests/data/ok.toml": "key = 1\n", "tests/test_w.py": test}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
+    said = observed.observed_behaviour(evidence)
+    assert said == ["Calling `pkg.main` with `['--file', <path to a .toml file>, '--format', …toml', 'key']` (`…`: "
+                    "left out) raises `ValueError: unknown format: toml` (in `main` of `pkg/__init__.py`); it should "
+                    "not raise."], said
+    ctx = AuditContext(test_added_lines=test.splitlines(), hidden_paths=["tests/test_w.py", "tests/data/ok.toml"])
+    assert audit(said[0], ctx) == []
+
+
+def test_a_check_a_testing_library_made_is_told_with_what_its_message_says(tmp_path):
+    """glom-280's class: an installed library's testing helper (face's ``CommandChecker``) raised its own error,
+    whose message says what ran, what came of it and what was expected; told with that message and the first
+    line of the output it quotes."""
+    checker = ("class CheckError(Exception):\n    pass\n\n\nclass Runner:\n    def __init__(self, func):\n"
+               "        self.func = func\n\n    def run(self, args, exit_code=0):\n        code, out = self.func(args)\n"
+               "        if code != exit_code:\n            raise CheckError(f'Got exit code {code} (expected "
+               "{exit_code}) when running command: {\" \".join(args)}\\nstdout = \"\"\"\\n{out}\\n\"\"\"')\n"
+               "        return out\n")
+    files = {"site-packages/checklib/__init__.py": "", "site-packages/checklib/testing.py": checker,
+             "pkg/__init__.py": "def main(args):\n    if args[0].startswith('--'):\n"
+                                "        return 1, f'error: unknown flag \"{args[0]}\"'\n    return 0, args[0]\n",
+             "tests/test_w.py": "import pytest\nfrom checklib.testing import Runner\nimport pkg\n\n\n"
+                                "@pytest.fixture\ndef cc():\n    return Runner(pkg.main)\n\n\n"
+                                "def test_w(cc):\n    cc.run(['--upper', 'abc'])\n"}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w", path="site-packages")
+    assert observed.observed_behaviour(evidence) == [
+        "A check run with `checklib.testing` fails: `CheckError: Got exit code 1 (expected 0) when running command: "
+        "--upper abc`; the output is `error: unknown flag \"--upper\"`."]

@@ -197,10 +197,17 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
                     site.raised_as[item.optional_vars.id] = (raises[0], node.body[0])
     imported = _imported_names(tree)
     last: dict = {}  # name -> its last assignment before the statement, in line order
+    maybe, maybe_names = _conditional(func, before), set()
     for node in sorted((n for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
                         and n.lineno < before), key=lambda n: n.lineno):
         for name, value in _unpacked(node.targets[0], node.value):
-            last[name] = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, lineno=node.lineno)
+            if id(node) in maybe:  # `if ".tox" in cwd: cwd = ...`: which value the name holds is not known
+                last.pop(name, None)
+                maybe_names.add(name)
+                continue
+            if name not in maybe_names:
+                last[name] = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value,
+                                        lineno=node.lineno)
     changed = _changed_between(func, before)
     site.steps = {}
     for name, node in last.items():
@@ -225,6 +232,20 @@ def locate(tree: ast.Module, line: int, test_name: str | None, case: str = "", f
     site.patched = patches(func, site.bound, line)
     return site
 
+
+
+def _conditional(func, line: int) -> set[int]:
+    """The ``id`` of each assignment of ``func`` that runs only under a condition (an ``if``/``while``/``for``/
+    ``try`` branch, a ``match`` case) not holding ``line``: whether it ran before that line is not known from
+    the source."""
+    found: set[int] = set()
+    for node in ast.walk(func):
+        if not isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While | ast.Try | ast.Match):
+            continue
+        if node.lineno <= line <= (node.end_lineno or 0):
+            continue  # the statement is inside: its own branch ran
+        found.update(id(n) for n in ast.walk(node) if isinstance(n, ast.Assign))
+    return found
 
 
 def _unpacked(target, value) -> list[tuple[str, ast.expr]]:

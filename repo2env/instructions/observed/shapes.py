@@ -8,6 +8,7 @@ import builtins
 import re
 
 from repo2env.graders.runtime_verifier import TEST_DIRS
+from repo2env.instructions.leak_audit import token_marks
 from repo2env.instructions.observed.evidence import Evidence, module_name, parse_source
 from repo2env.instructions.observed.failing_statement import FRAME, Site, callee_of, locate, patches, \
     shown_locals, test_frame
@@ -131,16 +132,26 @@ def _subject_call(expr, teller: Teller, bound: dict, callee: str | None = None) 
     return (named or calls or [None])[0]
 
 
+_SHAPE_TOKENS = 12  # an expected value kept back is still told by its shape from this many tokens on
+
+
 def _expected(node, teller: Teller, bound: dict, against: str | None = None) -> str | None:
     """The expected value when the test states it as a literal (or a name bound to one), and values may be
     told (``Teller.disclose``); with ``against`` (the value the failure shows), one that whole would copy the
-    test's line is told with the fewest tokens left out (``_told``)."""
-    if not teller.disclose:
-        return None
+    test's line is told with the fewest tokens left out (``_told``). While values are kept back, a long one
+    (``_SHAPE_TOKENS`` tokens or more) that copies a test line is still told with tokens left out: its shape (a
+    layout, a format) is what a fix needs, and with a token missing it is no value an agent could return as it
+    is for the told input."""
     node = Substitute(bound).visit(copy_node(node))  # (formatted_msg,) with formatted_msg bound to a literal
-    if is_literal(node):
-        return teller.code(ast.unparse(node)) if against is None else _told(ast.unparse(node), against, teller)
-    return None
+    if not is_literal(node):
+        return None
+    if not teller.disclose:
+        text = ast.unparse(node)
+        if against is None or len(token_marks(text)) < _SHAPE_TOKENS:
+            return None
+        span = teller.elided(text, against=against)
+        return span if span and "…" in span else None
+    return teller.code(ast.unparse(node)) if against is None else _told(ast.unparse(node), against, teller)
 
 
 _DEF = re.compile(r"^\s*(?:async\s+)?def (\w+)\(")  # a traceback entry's function line, as pytest prints it
@@ -598,8 +609,12 @@ def _decorated(left, op, right, text, message, raised, teller: Teller, bound, tr
     outcome = _outcome(op, right, text, message, raised, teller, bound, swapped)
     after = ", after a call of it," if called else ","
     lead = "calling" if isinstance(named, ast.Call) else "reading"
-    return f"For a {kind} `{stand_in}` decorated with {joined(told)}{after} {lead} {subject} {outcome}" \
-        if outcome else None
+    signature = teller.code(f"{stand_in}({ast.unparse(found[0].args)})") or f"`{stand_in}`"
+    body = found[0].body
+    documented = " that has a docstring," if body and isinstance(body[0], ast.Expr) and isinstance(
+        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else ""
+    return f"For a {kind} {signature}{documented} decorated with {joined(told)}{after} {lead} {subject} " \
+        f"{outcome}" if outcome else None
 
 
 def _step(change, name: str, teller: Teller, bound) -> str | None:
@@ -921,7 +936,8 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     frame = test_frame(text, evidence.test_sources)
     site = _site_of(frame, evidence, test_id, teller.fixtures, text, teller.aliases)
     frame, site = _into_test_helpers(frame, site, text, evidence, teller)
-    said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site)
+    said = _sentence(text, evidence, teller, frame, site) or _through_helper(text, evidence, teller, site) \
+        or _library_check(text, teller)
     conditions = _conditions(site.patched if site else None, teller)
     if said is None or not conditions:
         return said
@@ -931,6 +947,38 @@ def sentence(text: str, evidence: Evidence, teller: Teller | None = None, test_i
     if said.startswith(("Reading ", "Calling ", "A value ", "Computing ")):
         said = said[0].lower() + said[1:]
     return f"With {head}: {said}"
+
+
+_INSTALLED_FRAME = re.compile(r"^(?:[^\s:]*[/\\])?(?:site|dist)-packages[/\\]([\w.]+)[/\\]([\w./\\]*\.py):\d+: "
+                              r"[\w.]+$", re.M)
+_CHECKED = re.compile(r"\b(?:expected|should|instead of|but got|want(?:ed)?)\b", re.IGNORECASE)
+_QUOTE_OPENS = re.compile(r"^\w+ = (?:\"\"\"|''')$")  # face's CheckError: stdout = """ ... """
+
+
+def _library_check(text: str, teller: Teller) -> str | None:
+    """The failure of a check a testing library made for the test (face's ``CommandChecker.run``, a
+    ``CliRunner``-style helper of an installed package): its exception, raised in that package's testing module,
+    states what ran, what came of it and what was expected ("Got exit code 1 (expected 0) when running command:
+    glom --scalar …"); told as "A check run with `face.testing` fails: `CheckError: …`", with the first line of
+    the output it quotes. None when the last traceback frame is not an installed package's testing module, or
+    the message states no expectation."""
+    raised, frames = _error_line(text), _INSTALLED_FRAME.findall(text)
+    if raised is None or not frames or not _CHECKED.search(raised.partition(": ")[2]):
+        return None
+    package, module = frames[-1]
+    parts = module.replace("\\", "/")[:-3].split("/")
+    if not any("test" in part for part in parts):
+        return None  # the library's own code raised: not a check made for the tests
+    kind, sep, message = raised.partition(": ")
+    error = teller.error(kind.rpartition(".")[2] + sep + message)
+    where = teller.code(".".join([package] + parts))
+    if error is None or where is None:
+        return None
+    lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E")]
+    quoted = next((lines[i + 1] for i, ln in enumerate(lines[:-1]) if _QUOTE_OPENS.match(ln)
+                   and lines[i + 1] and not lines[i + 1].startswith(('"""', "'''"))), None)
+    output = teller.code(quoted) if quoted else None
+    return f"A check run with {where} fails: {error}" + (f"; the output is {output}." if output else ".")
 
 
 def _into_test_helpers(frame: tuple[str, int] | None, site: Site | None, text: str, evidence: Evidence,

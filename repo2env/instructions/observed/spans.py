@@ -15,6 +15,7 @@ from repo2env.instructions.observed.evidence import Evidence, defined_names, hel
 from repo2env.graders.runtime_verifier import TEST_DIRS
 
 MAX_CHARS = 160  # of a code span in a sentence
+_LISTED_ITEMS = 8  # a list or tuple that would copy a test line is told item by item up to this many items
 # an address (or one masked, ``tasks.runtime._steady``), a thread id or a time in nanoseconds, the test runner's
 # scratch folder (its HOME and TMPDIR)
 _VOLATILE = re.compile(r"\b0x(?:[0-9a-fA-F]{6,}\b|…)|(?<![\w.])\d{12,}(?![\w.])|\br2e-run-")
@@ -267,8 +268,13 @@ class Teller:
             if shown and shown.count("…") == 1 and not prefix:  # one token left out: the items still read
                 return f"{shown} (`…`: left out)"
             kind = type(value).__name__.lower()
-            return f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}" + (
-                f" as `{prefix[:-1]}`" if prefix else "")
+            size = f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}"
+            items = [self.argument(e) for e in value.elts] if 1 < len(value.elts) <= _LISTED_ITEMS else []
+            if items and None not in items and "`…`" not in items and not prefix:  # item by item, in words
+                for listed in (joined(items), "; ".join(items)):  # not the test line's own separators
+                    if not self.copied(listed):
+                        return f"{size} ({listed})"
+            return size + (f" as `{prefix[:-1]}`" if prefix else "")
         return None
 
     def made(self, call: ast.Call) -> str | None:
@@ -321,14 +327,36 @@ def _elide_inner(func, elide: "Elide"):
     return func
 
 
+_PATH = re.compile(r"^(?:[A-Za-z]:)?[\w.~-]*(?:[/\\][\w.~ -]+)+[/\\]?$")
+
+
+def test_file_placeholder(value: str) -> str | None:
+    """What a user would write for a path into the tests' tree (a data file the test patch adds, hidden from
+    the agent): ``'/workspace/pkg/test/data/valid.toml'`` -> ``<path to a .toml file>``, a folder ->
+    ``<path to a folder>``; None for any other string (a path is one with a separator whose parts include a test
+    folder, ``graders.runtime_verifier.TEST_DIRS``, or a ``test_``/``_test`` name)."""
+    if not _PATH.match(value):
+        return None
+    parts = [p for p in re.split(r"[/\\]", value) if p]
+    if not any(p in TEST_DIRS or p.startswith("test_") or p.rsplit(".", 1)[0].endswith("_test") for p in parts):
+        return None
+    ext = re.search(r"(?<=[^.])\.[A-Za-z0-9]{1,10}$", parts[-1])
+    return f"<path to a {ext.group()} file>" if ext and not value.endswith(("/", "\\")) else "<path to a folder>"
+
+
 class Elide(ast.NodeTransformer):
-    """Replaces names of ``names`` (the tests' own) and calls of them by ``…``."""
+    """Replaces names of ``names`` (the tests' own) and calls of them by ``…``, and a path into the tests' tree
+    by what it stands for (``test_file_placeholder``)."""
 
     def __init__(self, names: set[str]):
         self.names = names
 
     def visit_Name(self, node):
         return ast.Name(id="…", ctx=ast.Load()) if node.id in self.names else node
+
+    def visit_Constant(self, node):
+        told = test_file_placeholder(node.value) if isinstance(node.value, str) else None
+        return ast.Name(id=told, ctx=ast.Load()) if told else node
 
     def visit_Call(self, node):
         root = node.func
@@ -577,7 +605,8 @@ def is_bindable(node) -> bool:
         args = node.args
         return not (args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs) and \
             is_bindable(node.body)
-    return isinstance(node, ast.List | ast.Tuple | ast.Set) and all(is_bindable(e) for e in node.elts)
+    return isinstance(node, ast.List | ast.Tuple | ast.Set) and all(
+        is_bindable(e) or isinstance(e, ast.Name) for e in node.elts)  # a name in it: Substitute puts its value
 
 
 def fixture_values(trees) -> dict:
