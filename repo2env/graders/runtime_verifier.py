@@ -1519,11 +1519,20 @@ def sure_twins(source):
     """``{qual: whether it gets a twin without a trial}`` for the test functions a module's ``source`` defines
     (``_test_functions``: where a twin can stand): a data twin (``data_twin``) or a sure change (``twin_source``
     without ``trial``)."""
-    sure = {}
+    return dict((qual, kind is not None) for qual, kind in twin_kinds(source).items())
+
+
+def twin_kinds(source):
+    """``{qual: "data", "last" or None}`` for the test functions a module's ``source`` defines: a data twin
+    (``data_twin``: the whole test runs on changed data, and may fail before what it undoes at its end), a sure
+    change of the last statement (``twin_source`` without ``trial``: all before it runs as in the original), or
+    no twin without a trial."""
+    kinds = {}
     for qual, body, _, _, _, decorators in _test_functions(source):
         rng = random.Random(0)
-        sure[qual] = data_twin(decorators, body, rng) is not None or twin_source(body, rng) is not None
-    return sure
+        kinds[qual] = "data" if data_twin(decorators, body, rng) is not None else \
+            "last" if twin_source(body, rng) is not None else None
+    return kinds
 
 
 def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=None, placement=None,
@@ -2221,7 +2230,7 @@ def plant_checks(config, f2p, p2p, placement, trial=False):
     ``(sentinels, texts, twins)`` as ``plant_sentinels`` and ``plan_twins`` give them, drawn by the task's
     ``sentinel_seed`` (a random one when config.json has none), the twins' sessions by ``placement`` (a
     ``random.Random``). ``trial``: every FAIL_TO_PASS function with a change of its own, the trial's changes
-    included, each twin in session 0 (``cmd_twins``); else the functions config.json's ``twins`` lists (when it
+    included, each twin in session 0 unless ``placement`` says otherwise (``cmd_twins``); else the functions config.json's ``twins`` lists (when it
     has the key). No twin when config.json plants no sentinel (``sentinels: 0``)."""
     ws = config["workspace"]
     rng = random.Random(config["sentinel_seed"] if "sentinel_seed" in config else os.urandom(16))
@@ -2242,8 +2251,8 @@ def plant_checks(config, f2p, p2p, placement, trial=False):
         return sentinels, {}, {}
     if trial:
         everyone = set(function_of(t) for t in f2p)
-        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies, placement=_First(),
-                                  proven=everyone)
+        texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies,
+                                  placement=placement or _First(), proven=everyone)
     else:
         texts, twins = plan_twins(ws, grade_files(f2p), f2p, rng, vocabularies=vocabularies, placement=placement,
                                   proven=set(config["twins"]) if "twins" in config else None)
@@ -2258,36 +2267,90 @@ class _First(object):
         return 0
 
 
-def cmd_twins(args):
-    """The twin trial, at generation, in a container with the reference solution applied: every FAIL_TO_PASS
-    function's twin (``plant_checks`` with ``trial``) in one pytest session beside the sentinels; writes
-    ``{"proven": [keys of the twins every case of which failed or errored], "twins": {key: [outcomes]},
-    "exit_code", "seconds"}`` to ``--results``. A twin the reference passes would read as tampering in the
-    oracle's grading: it is left out of config.json's ``twins``, and its test then has no twin."""
-    inputs = read_inputs(args.tests_dir)
+class _Arranged(object):
+    """A placement for the twin trial's pair sessions: the i-th function ``plan_twins`` places (its own order,
+    which the task's seed fixes) is a twin in session 0 when bit ``bit`` of i is ``value``."""
+
+    def __init__(self, bit, value):
+        self.bit, self.value, self.drawn = bit, value, 0
+
+    def randrange(self, n):
+        index, self.drawn = self.drawn, self.drawn + 1
+        return 0 if (index >> self.bit) & 1 == self.value else 1
+
+
+def pair_arrangements(count):
+    """``(bit, value)`` for each pair session of a trial with ``count`` twinned functions: for every two of them
+    there is a session with the one a twin and the other itself (the bits of their indices differ somewhere;
+    both values of that bit are run), 2 * ceil(log2(count)) sessions; none for fewer than two."""
+    return [(bit, value) for bit in range((count - 1).bit_length()) for value in (1, 0)] if count > 1 else []
+
+
+def _trial_session(inputs, placement, graded):
+    """One session of the twin trial (``cmd_twins``): the workspace reset, sentinels planted, the twins
+    ``placement`` puts in session 0 written, pytest run on the graded files. Returns ``(twins, outcomes, bad,
+    code, seconds)``: ``plan_twins``' twins (session 0: a twin here), the outcomes, and the graded cases that are
+    themselves here (no twin's) and did not pass. Raises ``OSError``."""
     config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
-    try:
-        prepare_workspace(inputs)
-        _, texts, twins = plant_checks(config, f2p, p2p, None, trial=True)
-        for rel, variants in sorted(texts.items()):
-            with open(os.path.join(config["workspace"], rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(variants[0])
-    except OSError as exc:
-        sys.stdout.write(json.dumps({"error": str(exc)}))
-        return 3
+    prepare_workspace(inputs)
+    _, texts, twins = plant_checks(config, f2p, p2p, placement, trial=True)
+    for rel, variants in sorted(texts.items()):
+        with open(os.path.join(config["workspace"], rel), "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(variants[0])
     folder, junit = _junit_dir()
     files = grade_files(f2p + p2p)
     code, seconds, tail = run_pytest(config["workspace"], files, junit, config.get("timeout_sec", 1800),
                                      config.get("pytest_plugins"), _runner_uid(config), fresh_bytecode=False)
     outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
     shutil.rmtree(folder, ignore_errors=True)
+    here = [key for key, at in twins.items() if at == 0]
+    twin_cases = set(case for key in here for case in judged_cases(key, outcomes, twins, graded))
+    bad = sorted(case for case in graded - twin_cases if outcomes.get(case) != "passed")
+    return twins, outcomes, bad, code, seconds
+
+
+def cmd_twins(args):
+    """The twin trial, at generation, in a container with the reference solution applied: every FAIL_TO_PASS
+    function's twin (``plant_checks`` with ``trial``) in one pytest session beside the sentinels; writes
+    ``{"proven": [keys of the twins every case of which failed or errored], "twins": {key: [outcomes]},
+    "interference": {session: [cases]}, "exit_code", "seconds"}`` to ``--results``. A twin the reference passes
+    would read as tampering in the oracle's grading: it is left out of config.json's ``twins``, and its test then
+    has no twin.
+
+    A twin fails by design, part-way through its test: what the test undoes at its end (a module flag set back,
+    glom-144's ``core.PATH_STAR``) stays done, and a test that runs after it in the same session may fail with
+    the reference in place: the oracle then scores 0 for some placements of the twins and not others, drawn
+    afresh at each grading. So the trial also runs the pair sessions (``pair_arrangements``: for every two
+    twinned functions, one a twin and the other itself), and the first session checks the PASS_TO_PASS tests
+    beside all twins; a twin of a session in which a graded test that is itself here did not pass is not
+    proven (``interference`` names those tests). Raises nothing; an ``OSError`` is written as ``{"error"}``."""
+    inputs = read_inputs(args.tests_dir)
+    config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
     graded = set(f2p) | set(p2p)
-    seen = dict((key, sorted(outcomes.get(k, "missing") for k in judged_cases(key, outcomes, twins, graded)))
-                for key in sorted(twins))
-    proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
-    result = {"proven": proven, "twins": seen, "exit_code": code, "seconds": seconds}
+    try:
+        twins, outcomes, bad, code, seconds = _trial_session(inputs, None, graded)
+        seen = dict((key, sorted(outcomes.get(k, "missing") for k in judged_cases(key, outcomes, twins, graded)))
+                    for key in sorted(twins))
+        proven = [key for key, found in sorted(seen.items()) if found and set(found) <= {"failed", "error"}]
+        interference, suspects = {}, set(twins) if bad else set()
+        if bad:
+            interference["all twins"] = bad
+        for bit, value in pair_arrangements(len(twins)):
+            arranged, _, bad, _, more = _trial_session(inputs, _Arranged(bit, value), graded)
+            seconds += more
+            if bad:
+                here = sorted(key for key, at in arranged.items() if at == 0)
+                interference["twins " + ", ".join(here)] = bad
+                suspects.update(here)
+    except OSError as exc:
+        sys.stdout.write(json.dumps({"error": str(exc)}))
+        return 3
+    proven = [key for key in proven if key not in suspects]
+    result = {"proven": proven, "twins": seen, "interference": interference, "exit_code": code,
+              "seconds": seconds}
     _write_atomic(args.results, json.dumps(result))
-    sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds, "proven": len(proven)}))
+    sys.stdout.write(json.dumps({"exit_code": code, "seconds": seconds, "proven": len(proven),
+                                 "interfering": len(suspects)}))
     return 0
 
 

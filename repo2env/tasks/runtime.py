@@ -601,21 +601,23 @@ def _widen_pass_to_pass(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage
     return {"selection": widened, "targets": config["run_targets"], "record": record}
 
 
-def untwinned(repo_path: str, commit: str, fail_to_pass) -> tuple[list[str], list[str]]:
-    """``(defined, missing)``: the FAIL_TO_PASS test functions (``file::name`` or ``file::Class::name``) whose
-    ``def`` is in their own Python test file at ``commit`` (where a twin can stand; an inherited method, defined
-    in a base class elsewhere, has none), and those of them to which the grader can give no sure twin
+def untwinned(repo_path: str, commit: str, fail_to_pass) -> tuple[list[str], list[str], list[str]]:
+    """``(defined, missing, data)``: the FAIL_TO_PASS test functions (``file::name`` or ``file::Class::name``)
+    whose ``def`` is in their own Python test file at ``commit`` (where a twin can stand; an inherited method,
+    defined in a base class elsewhere, has none), those of them to which the grader can give no sure twin
     (``runtime_verifier.twin_source`` without ``trial``, nor ``data_twin``): a closing helper call, a check in a
-    closing loop or ``with`` block, an early ``return``. Both sorted."""
+    closing loop or ``with`` block, an early ``return``; and those whose twin is a data twin
+    (``runtime_verifier.twin_kinds``), which may fail before the test undoes what it did. All sorted."""
     wanted = sorted({runtime_verifier.function_of(t) for t in fail_to_pass})
-    defined, missing = [], []
+    defined, missing, data = [], [], []
     for rel in sorted({key.split("::", 1)[0] for key in wanted}):
-        data = gitrepo.file_bytes(repo_path, commit, rel) if rel.endswith(".py") else None
-        source = (data or b"").decode("utf-8", "surrogateescape")
-        sure = {f"{rel}::{qual}": twinned for qual, twinned in runtime_verifier.sure_twins(source).items()}
-        defined += [key for key in wanted if key in sure]
-        missing += [key for key in wanted if key in sure and not sure[key]]
-    return defined, missing
+        text = gitrepo.file_bytes(repo_path, commit, rel) if rel.endswith(".py") else None
+        source = (text or b"").decode("utf-8", "surrogateescape")
+        kinds = {f"{rel}::{qual}": kind for qual, kind in runtime_verifier.twin_kinds(source).items()}
+        defined += [key for key in wanted if key in kinds]
+        missing += [key for key in wanted if key in kinds and kinds[key] is None]
+        data += [key for key in wanted if kinds.get(key) == "data"]
+    return defined, missing, data
 
 
 def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, config: dict,
@@ -626,12 +628,16 @@ def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, langua
     1.0 with code that forged the report of a FAIL_TO_PASS test that had no twin). The trial's outcome is
     recorded in the run's artefacts. Returns the FAIL_TO_PASS functions left without a twin, sorted (red team
     7: with the others solved, code under test that forged the report of one of them scored 1.0 on a bundle
-    that passed every probe; the caller skips the candidate); a trial that cannot run leaves them all so."""
+    that passed every probe; the caller skips the candidate); a trial that cannot run leaves them all so. The
+    trial runs too when a function's twin is a data twin, which may fail before its test undoes what it did (a
+    module flag set back at its end) and so fail another test of the same session: such a twin is not proven
+    (``runtime_verifier.cmd_twins``), and the returned ``interference`` (``{session: [cases that failed]}``)
+    says why. Returns ``(untwinned functions, interference)``."""
     command = getattr(language, "twin_trial_command", None)
-    defined, bare = untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass) \
-        if command is not None else ([], [])
-    if not bare:
-        return []
+    defined, bare, data = untwinned(spec.repo.path, spec.head_commit, selection.fail_to_pass) \
+        if command is not None else ([], [], [])
+    if not bare and not data:
+        return [], {}
     ctx.report("twin trial")
     try:
         with timings.stage("twin trial"):
@@ -640,10 +646,10 @@ def _twin_trial(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, langua
                                    extra_hosts=bundle_hosts(stage.root), timeout_sec=RUN_TIMEOUT_SEC,
                                    **caps(ctx, spec.repo))
     except (TestRunError, PatchDoesNotApply, docker.errors.ContainerError, ValueError):
-        return bare
+        return sorted(set(bare) | set(data)), {}
     config["twins"] = sorted(found.get("proven") or [])
     _write_config(stage, config)  # a sure twin the reference passes is left out too
-    return sorted(set(defined) - set(config["twins"]))
+    return sorted(set(defined) - set(config["twins"])), dict(found.get("interference") or {})
 
 
 def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, language, image: TaskImage,
@@ -673,10 +679,16 @@ def _select_and_write(spec: RuntimeSpec, ctx: BuildContext, stage: BundleStage, 
     _write_config(stage, config)
     stage.write_text("tests/f2p.json", json.dumps(list(selection.fail_to_pass), indent=1) + "\n")
     stage.write_text("tests/p2p.json", json.dumps(list(selection.pass_to_pass), indent=1) + "\n")
-    bare = _twin_trial(spec, ctx, stage, language, config, selection)
+    bare, interference = _twin_trial(spec, ctx, stage, language, config, selection)
     if bare:
+        more = f" (+{len(bare) - 3} more)" if len(bare) > 3 else ""
+        if interference:  # the tests depend on what another test undoes at its end: the oracle would be a draw
+            where, failed = next(iter(sorted(interference.items())))
+            return Skip(SkipReason.UNTWINNED_FAIL_TO_PASS, f"with the reference, {where} made {failed[0]} fail "
+                                                           f"(a test depends on what another undoes at its end); "
+                                                           f"no twin for {', '.join(bare[:3])}{more}")
         return Skip(SkipReason.UNTWINNED_FAIL_TO_PASS, f"no twin fails with the reference for {', '.join(bare[:3])}"
-                                                       + (f" (+{len(bare) - 3} more)" if len(bare) > 3 else ""))
+                                                       + more)
     ctx.report("instruction")
     symbols = touched_symbols(spec.split.gold_patch)
     seen = evidence(spec, selection, before, language)

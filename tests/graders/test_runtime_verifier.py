@@ -885,6 +885,32 @@ def _task_with(tmp_path, new_repo, test_source: str, f2p: list[str], p2p: list[s
     return repo, tests, json.loads((tests / "config.json").read_text())
 
 
+FLAGGED = ("import mod\n\n\ndef test_double():\n    mod.FLAG = True\n    value = 3\n"
+           "    assert mod.f(value) == 6\n    mod.FLAG = False\n\n\n"
+           "def test_default():\n    assert mod.FLAG is False\n    assert mod.f(1) == 2\n")
+
+
+def test_a_twin_that_leaves_a_flag_set_for_a_later_test_is_not_proven(tmp_path, new_repo):
+    """glom-144 (verified once, rejected oracle_failed the next time): a test sets a module flag and sets it back
+    at its end; its twin (a value before the check changed) fails before the end, and a later test of the same
+    session that needs the flag's default then fails with the reference in place, so the oracle scored 0 for
+    the placements (drawn afresh at each grading) that put the two in one session. The trial's pair sessions see
+    it: that twin is not proven and ``interference`` names the test it failed; the other twin (its last
+    statement changed) is; the reference then scores 1.0 at every grading."""
+    double = ["tests/test_mod.py::test_double"]
+    repo, tests, config = _task_with(tmp_path, new_repo, FLAGGED, double + ["tests/test_mod.py::test_default"], [])
+    (repo / "mod.py").write_text("FLAG = False\n\n\ndef f(x):\n    return 2 * x\n")  # the reference in place
+    results = tmp_path / "trial.json"
+    assert verifier.main(["twins", "--tests-dir", str(tests), "--results", str(results)]) == 0
+    trial = json.loads(results.read_text())
+    assert trial["proven"] == ["tests/test_mod.py::test_default"], trial
+    assert trial["interference"] == {"twins tests/test_mod.py::test_double": ["tests/test_mod.py::test_default"]}
+    assert verifier.pair_arrangements(1) == [] and len(verifier.pair_arrangements(5)) == 6
+    config["twins"] = trial["proven"]
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(6)):
+        assert details["reward"] == 1.0 and details["twins"] == 1, details
+
+
 @pytest.mark.parametrize("heir_graded", ["fail_to_pass", "pass_to_pass"])
 def test_a_subclass_that_inherits_a_twinned_method_runs_the_twin_and_is_judged_as_it(tmp_path, new_repo,
                                                                                      heir_graded):

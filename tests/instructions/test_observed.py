@@ -603,7 +603,7 @@ SAID = {
                       "`shapes/__init__.py`); it should not raise.",
     # the error's message quotes that line: shortened too
     # (the data file of the test patch told by its kind, never by its path)
-    "test_message_quotes_the_file": "Calling `parse(open(<path to a .txt file>).read())` raises `ValueError: invalid "
+    "test_message_quotes_the_file": "Calling `parse(open(<path to a *.txt file>).read())` raises `ValueError: invalid "
                                     "literal for int() with base 10: '12 kB, 3 kB… 4 kB, 5 kB\\n'` (in `parse` of "
                                     "`shapes/__init__.py`); it should not raise.",
     # the tests' own helper reached the project's explode(), which raised: the fix makes that call succeed (the
@@ -917,7 +917,7 @@ def test_a_path_into_the_tests_tree_is_told_by_its_kind_and_a_list_item_by_item(
              "tests/data/ok.toml": "key = 1\n", "tests/test_w.py": test}
     evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
     said = observed.observed_behaviour(evidence)
-    assert said == ["Calling `pkg.main` with `['--file', <path to a .toml file>, '--format', …toml', 'key']` (`…`: "
+    assert said == ["Calling `pkg.main` with `['--file', <path to a *.toml file>, '--format', …toml', 'key']` (`…`: "
                     "left out) raises `ValueError: unknown format: toml` (in `main` of `pkg/__init__.py`); it should "
                     "not raise."], said
     ctx = AuditContext(test_added_lines=test.splitlines(), hidden_paths=["tests/test_w.py", "tests/data/ok.toml"])
@@ -943,3 +943,32 @@ def test_a_check_a_testing_library_made_is_told_with_what_its_message_says(tmp_p
     assert observed.observed_behaviour(evidence) == [
         "A check run with `checklib.testing` fails: `CheckError: Got exit code 1 (expected 0) when running command: "
         "--upper abc`; the output is `error: unknown flag \"--upper\"`."]
+
+
+def test_the_same_call_twice_compared_with_is_is_told_as_identity(tmp_path):
+    """glom-198's class: ``assert f(x) is f(x)`` (a cache) was told "returns `P('a')`; it should return `P('a')`",
+    which says nothing: what is expected is the very same object, whether values are told or kept back."""
+    files = {"pkg/__init__.py": "class P:\n    def __init__(self, t):\n        self.t = t\n\n    def __repr__(self):\n"
+                                "        return f'P({self.t!r})'\n\n\ndef parse(t):\n    return P(t)\n",
+             "tests/test_w.py": "from pkg import parse\n\n\ndef test_w():\n    assert parse('a.b') is parse('a.b')\n"}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
+    assert observed.observed_behaviour(evidence) == [
+        "Calling `parse` with `'a.b'` gives `P('a.b')`, a new object each time; it should give the very same object "
+        "(identity, not only equality)."]
+
+
+def test_a_value_that_is_a_name_the_tests_assign_is_left_out_not_cut_by_the_audit(tmp_path):
+    """glom-277's class: the audit takes out a name the test patch's lines assign (``test_name``), a data file's key
+    among them; a span holding it as a value (``'SECRET'``) was cut to ``''`` after the sentence was made, a changed
+    input a reader took as the test's. The sentence leaves such a value out itself (``…``) and the audit then
+    finds nothing to cut."""
+    test = ("import pkg\n\nSECRET = 'x'\n\n\ndef test_w():\n    assert pkg.main(['--key', 'SECRET', '--verbose', 'x']) == 0\n")
+    files = {"pkg/__init__.py": "def main(argv):\n    raise ValueError('unknown option: ' + argv[2])\n",
+             "tests/test_w.py": test}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
+    said = observed.observed_behaviour(evidence)
+    assert said == ["Calling `pkg.main` with a list of 4 items (`'--key'`, `…`, `'--verbose'` and `'x'`) raises "
+                    "`ValueError: unknown option: --verbose` (in `main` of `pkg/__init__.py`); it should not raise."], said
+    ctx = AuditContext(test_ids=["tests/test_w.py::test_w"], test_added_lines=test.splitlines(),
+                       hidden_paths=["tests/test_w.py"])
+    assert audit(said[0], ctx) == []

@@ -450,6 +450,10 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
     value_span = _told(value, from_message, teller) if value and "..." not in value else None  # pytest shortened
     hint = _diff_hint(text, teller, swapped) if not (value_span and shown and "…" not in value_span + shown) and (
         teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
+    if op == "is" and right is not None and ast.unparse(right) == ast.unparse(left):
+        shown = value_span  # the same call twice: what is expected is no value, told or kept back, but identity
+    if _alike(op, value_span, shown):
+        return f"{'Calling ' if direct else ''}{subject} {_alike(op, value_span, shown)}"
     if direct:
         happened = f"returns {value_span}" if value_span else "gives a wrong result"
     else:
@@ -514,6 +518,20 @@ def _root_name(node) -> str | None:
 _SHORTENED = re.compile(r"\.\.\.|\[\d+ chars\]")  # pytest's and unittest's marks of a value shortened
 
 
+def _alike(op: str, value_span: str | None, shown: str | None) -> str | None:
+    """The end of a sentence whose value and expected value read the same (``is`` or ``==``, told alike): "gives
+    `X`, a new object each time; it should give the very same object ..." (glom-198's ``f(x) is f(x)``, a cache,
+    was told "returns X; it should return X"), or that they compare unequal though they read the same; None
+    when they read differently."""
+    if not (value_span and shown and value_span == shown and op in ("is", "==")):
+        return None
+    if op == "is":
+        return f"gives {value_span}, a new object each time; it should give the very same object (identity, not " \
+               "only equality)."
+    return f"gives {value_span}, which does not compare equal to the expected value although it reads the same " \
+           "(a difference of type, or of what the value's repr does not show)."
+
+
 def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: bool = False,
              same: str | None = None) -> str | None:
     """What a value the sentence has named did and should have done, as the end of its sentence: "raises
@@ -536,6 +554,8 @@ def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: b
         "true", "false") else None
     hint = _diff_hint(text, teller, swapped) if not (value_span and shown and "…" not in value_span + shown) and (
         teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
+    if _alike(op, value_span, shown):
+        return _alike(op, value_span, shown)
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
     if same:
         return f"{happened}; it should be {same}: {hint}." if hint else f"{happened}; it should be {same}."

@@ -11,6 +11,7 @@ import re
 import sys
 
 from repo2env.instructions.leak_audit import DEFAULT_NGRAM, copy_grams, token_marks, tokens
+from repo2env.instructions.leak_strip import grading_test_needles
 from repo2env.instructions.observed.evidence import Evidence, defined_names, helper_names, parse_source, reexports
 from repo2env.graders.runtime_verifier import TEST_DIRS
 
@@ -76,6 +77,11 @@ class Teller:
         # a name a test file imports from the project is its API, even where some test also binds that name (a
         # parameter ``retry``, a local ``retry = ...``): not the tests' own
         self.helpers -= self.imported - self.defined
+        # the names the audit's ``test_name`` rule takes out (a name the test patch's lines assign, a data file's
+        # key among them): a span holding one would be cut down to a changed value after the audit
+        names = grading_test_needles(evidence.fail_to_pass, (), (), evidence.test_patch_lines)[1]
+        self.needles = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, sorted(names)))) if names \
+            else None
         self.grams = copy_grams(evidence.test_patch_lines)  # the audit's runs, line after line
         for text in evidence.test_sources.values():
             self.grams |= copy_grams(text.splitlines())
@@ -139,7 +145,9 @@ class Teller:
         if _VOLATILE.search(text):
             return None
         text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…"
-        return None if self.copied(text) else "`" + text.replace("`", "'") + "`"
+        if self.copied(text) or (self.needles and self.needles.search(text)):
+            return None
+        return "`" + text.replace("`", "'") + "`"
 
     def error(self, raised: str) -> str | None:
         """The code span of an exception (``Type: message``); only its type when the message names the tests'
@@ -269,8 +277,8 @@ class Teller:
                 return f"{shown} (`…`: left out)"
             kind = type(value).__name__.lower()
             size = f"a {kind} of {len(value.elts)} item{'s' if len(value.elts) != 1 else ''}"
-            items = [self.argument(e) for e in value.elts] if 1 < len(value.elts) <= _LISTED_ITEMS else []
-            if items and None not in items and "`…`" not in items and not prefix:  # item by item, in words
+            items = [self.argument(e) or "`…`" for e in value.elts] if 1 < len(value.elts) <= _LISTED_ITEMS else []
+            if items and items.count("`…`") <= 1 < len(items) - 1 and not prefix:  # item by item, in words
                 for listed in (joined(items), "; ".join(items)):  # not the test line's own separators
                     if not self.copied(listed):
                         return f"{size} ({listed})"
@@ -332,7 +340,7 @@ _PATH = re.compile(r"^(?:[A-Za-z]:)?[\w.~-]*(?:[/\\][\w.~ -]+)+[/\\]?$")
 
 def test_file_placeholder(value: str) -> str | None:
     """What a user would write for a path into the tests' tree (a data file the test patch adds, hidden from
-    the agent): ``'/workspace/pkg/test/data/valid.toml'`` -> ``<path to a .toml file>``, a folder ->
+    the agent): ``'/workspace/pkg/test/data/valid.toml'`` -> ``<path to a *.toml file>``, a folder ->
     ``<path to a folder>``; None for any other string (a path is one with a separator whose parts include a test
     folder, ``graders.runtime_verifier.TEST_DIRS``, or a ``test_``/``_test`` name)."""
     if not _PATH.match(value):
@@ -341,7 +349,7 @@ def test_file_placeholder(value: str) -> str | None:
     if not any(p in TEST_DIRS or p.startswith("test_") or p.rsplit(".", 1)[0].endswith("_test") for p in parts):
         return None
     ext = re.search(r"(?<=[^.])\.[A-Za-z0-9]{1,10}$", parts[-1])
-    return f"<path to a {ext.group()} file>" if ext and not value.endswith(("/", "\\")) else "<path to a folder>"
+    return f"<path to a *{ext.group()} file>" if ext and not value.endswith(("/", "\\")) else "<path to a folder>"
 
 
 class Elide(ast.NodeTransformer):
