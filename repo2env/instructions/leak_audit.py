@@ -10,9 +10,10 @@ Rules (each finding names its rule and the character span it covers):
 - ``sha``: a hexadecimal word of 7-40 characters with a digit and a letter (a commit id).
 - ``issue_ref``: ``#N``, ``owner/repo#N`` or ``GH-N``.
 - ``gold_overlap``: a run of ``ngram`` or more consecutive tokens (words and punctuation, Markdown's code quotes
-  aside) that also stands in the added lines of the gold patch's source files (the fix itself, copied; its
-  changelog and documentation lines say what the title says and are not the fix) or of the test patch (the
-  grading tests, copied), read line after line (``copy_grams``: a comment wrapped over two lines is one run).
+  and ``*`` emphasis aside) that also stands in the added lines of the gold patch's source files (the fix
+  itself, copied; its changelog and documentation lines say what the title says and are not the fix) or of the
+  test patch (the grading tests, copied), read line after line (``copy_grams``: a comment wrapped over two
+  lines is one run).
 
 ``audit`` lists findings; ``remove_findings`` cuts them out (the deterministic path's remedy).
 """
@@ -31,19 +32,30 @@ DEFAULT_NGRAM = 8
 # a word, a punctuation mark, or an escaped line break or tab (``\n`` in a string's repr), which separates like
 # the line break it stands for: a data file quoted as a repr is still a copy of its lines
 _TOKEN = re.compile(r"\\[nrt](?![0-9a-fA-F]{2})|\w+|[^\w\s]")
-_SEPARATORS = ("`", "\\n", "\\r", "\\t")
+_SEPARATORS = ("`", "\\n", "\\r", "\\t")  # Markdown's code quotes, escaped breaks
+
+
+def _emphasis(text: str, at: int) -> bool:
+    """The ``*`` at ``at`` marks Markdown emphasis (``*last*``: a space or the start before it and a word after
+    it, or a word before it and a space, a stop or the end after it), not code's ``a * b`` or ``a*b``."""
+    before, after = text[at - 1:at] if at else "", text[at + 1:at + 2]
+    return (not before or before.isspace()) and after.isalnum() or \
+        before.isalnum() and (not after or after.isspace() or after in ".,;:!?)")
 
 
 def token_marks(text: str) -> list:
-    """The audit's tokens of ``text`` as regex matches (their positions), separators left out."""
-    return [m for m in _TOKEN.finditer(text) if m.group() not in _SEPARATORS]
+    """The audit's tokens of ``text`` as regex matches (their positions), separators and emphasis marks left
+    out."""
+    return [m for m in _TOKEN.finditer(text) if m.group() not in _SEPARATORS
+            and not (m.group() == "*" and _emphasis(text, m.start()))]
 
 
 def tokens(text: str) -> list[str]:
     """The audit's tokens of ``text``: words and single punctuation marks, with ``"`` read as ``'`` (so a copy
     that only changed the quote style, as ``ast.unparse`` does, is still a copy), Markdown's code quotes
-    (`` ` ``) and escaped line breaks (``\\n``) left out: a copy cut into code spans, or a data file quoted as a
-    string's repr, is still a copy."""
+    (`` ` ``), ``*`` (emphasis: sqlparse-332's "after the *last* dot" copied a comment of the fix) and escaped
+    line breaks (``\\n``) left out: a copy cut into code spans, or a data file quoted as a string's repr, is
+    still a copy."""
     return [m.group() if m.group() != '"' else "'" for m in token_marks(text)]
 
 

@@ -123,3 +123,14 @@ def test_a_constant_the_test_patch_assigns_at_module_level_is_a_test_name():
     assert fired("`ParsedException.from_string(_ANCHOR_TB_STR).frames` is wrong.", ctx) == ["test_name"]
     assert fired("The frames are wrong.", ctx) == []
     assert fired("It is not what was expected.", ctx) == []  # EXPECTED, all capitals: its own case only
+
+
+def test_a_copy_with_markdown_emphasis_is_still_a_copy_and_code_stars_still_count():
+    """sqlparse-332: the PR text said "the component after the last dot", the fix's comment "the component after
+    the *last* dot": emphasis marks do not break a run; a multiplication's ``*`` is a token still."""
+    ctx = AuditContext(gold_added_lines=["    # a.b.c -> real name is the component after the *last* dot"])
+    assert fired("The object name is the component after the last dot.", ctx) == ["gold_overlap"]
+    assert fired("The object **name** is the component after the _last_ dot.", ctx) == []  # `_last_` is a word
+    ctx = AuditContext(gold_added_lines=["    return int(number) * multiplier + offset"])
+    assert fired("Now int(number) multiplier + offset is used.", ctx) == []
+    assert fired("Now `int(number) * multiplier + offset` is used.", ctx) == ["gold_overlap"]
