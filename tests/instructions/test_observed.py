@@ -972,3 +972,15 @@ def test_a_value_that_is_a_name_the_tests_assign_is_left_out_not_cut_by_the_audi
     ctx = AuditContext(test_ids=["tests/test_w.py::test_w"], test_added_lines=test.splitlines(),
                        hidden_paths=["tests/test_w.py"])
     assert audit(said[0], ctx) == []
+
+
+def test_an_object_of_a_class_the_tests_define_is_told_with_the_methods_it_defines(tmp_path):
+    """glom-250's class: "an instance of a subclass of `dict` (defined for the test)" read as any dict, and what
+    the check expects of it as false: the class's own methods are named (never its body, the test's)."""
+    files = {"pkg/__init__.py": "def count(obj):\n    return len(obj)\n",
+             "tests/test_w.py": "import pkg\n\n\nclass Strict(dict):\n    def __getitem__(self, key):\n"
+                                "        raise KeyError(key)\n\n\ndef test_w():\n    assert pkg.count(Strict(a=1)) == 0\n"}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
+    assert observed.observed_behaviour(evidence) == [
+        "Calling `pkg.count` with an instance of a subclass of `dict` (defined for the test, with its own "
+        "`__getitem__`) returns `1`, which is not the correct result."]  # one check: its answer kept back

@@ -48,6 +48,7 @@ class Teller:
         self.disclose = disclose
         trees = [parse_source(t) for t in evidence.test_sources.values()]
         self.fixtures, self.classes, self.stdlib = fixture_values(trees), test_classes(trees), stdlib_names(trees)
+        self.methods = class_methods(trees)
         self.helpers = helper_names(evidence.test_sources.values())
         self.defined = defined_names(evidence.test_sources.values())
         self.modules = {form for path in evidence.test_sources if path.endswith(".py")
@@ -320,8 +321,9 @@ class Teller:
         bases = [self.code(b) for b in (known[0] if all(k == known[0] for k in known) else [])
                  if not self.names_tests(b)]
         bases = [b for b in bases if b]
-        kind = f"a subclass of {' and '.join(bases)} (defined for the test)" if bases else \
-            "a class defined for the test"
+        own = [span for span in (self.code(m) for m in self.methods.get(name, [])[:_TOLD_METHODS]) if span]
+        made = f"defined for the test, with its own {joined(own)}" if own else "defined for the test"
+        kind = f"a subclass of {' and '.join(bases)} ({made})" if bases else f"a class {made}"
         return f"an instance of {kind}" if call else kind
 
 
@@ -650,6 +652,26 @@ def stdlib_names(trees) -> set[str]:
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
                     node.module.split(".")[0] in sys.stdlib_module_names:
                 found |= {a.asname or a.name for a in node.names}
+    return found
+
+
+_TOLD_METHODS = 4  # of a class the tests define, the methods its description names
+
+
+def class_methods(trees) -> dict[str, list[str]]:
+    """Classes the test files define once: name -> the methods its body defines, in order (glom-250's dict
+    subclass whose ``__getitem__`` raises was told as any dict subclass, and what the check expects of it read
+    as false); a class defined more than once is left out (which one a test used is not known)."""
+    found: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.ClassDef):
+                if node.name in seen:
+                    found.pop(node.name, None)
+                    continue
+                seen.add(node.name)
+                found[node.name] = [n.name for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     return found
 
 
