@@ -2325,7 +2325,7 @@ def cmd_twins(args):
     beside all twins; a twin of a session in which a graded test that is itself here did not pass is not
     proven (``interference`` names those tests). Raises nothing; an ``OSError`` is written as ``{"error"}``."""
     inputs = read_inputs(args.tests_dir)
-    config, f2p, p2p = inputs["config"], inputs["f2p"], inputs["p2p"]
+    f2p, p2p = inputs["f2p"], inputs["p2p"]
     graded = set(f2p) | set(p2p)
     try:
         twins, outcomes, bad, code, seconds = _trial_session(inputs, None, graded)
