@@ -1473,7 +1473,84 @@ def _case_value(row, at, width):
     return None
 
 
-def data_twin(decorators, function_source, rng, vocabulary=()):
+def _table_ids(names, values, given):
+    """The case ids pytest gives the rows of a ``parametrize`` table, in order (pytest's ``idmaker``: a row's
+    ``pytest.param(..., id=...)``, else the ``ids=`` list's, else each value's own: a string ASCII-escaped, a
+    number, a bool or None as ``str`` gives it, anything else the argument's name and the row's index, joined
+    by ``-``); None when they cannot be told here (``ids`` not a list of strings, a row not written in place,
+    two rows with one id, which pytest renames)."""
+    listed = given.get("ids")
+    if listed is not None:
+        if not isinstance(listed, (ast.List, ast.Tuple)) or len(listed.elts) != len(values.elts) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in listed.elts):
+            return None
+        listed = [e.value for e in listed.elts]
+    out = []
+    for index, row in enumerate(values.elts):
+        own = [k.value for k in row.keywords if k.arg == "id"] if isinstance(row, ast.Call) else []
+        if own:
+            if not (isinstance(own[0], ast.Constant) and isinstance(own[0].value, str)):
+                return None
+            out.append(own[0].value)
+            continue
+        if listed is not None:
+            out.append(listed[index])
+            continue
+        parts = row.args if isinstance(row, ast.Call) and _call_name(row) == "param" else [row] if len(names) == 1 \
+            else row.elts if isinstance(row, (ast.Tuple, ast.List)) else None
+        if parts is None or len(parts) != len(names):
+            return None
+        pieces = []
+        for at, part in enumerate(parts):
+            try:
+                value = ast.literal_eval(part)
+            except ValueError:
+                value = ()
+            if isinstance(value, str):
+                pieces.append(value.encode("unicode_escape").decode("ascii"))
+            elif value is None or isinstance(value, (bool, int, float, complex)):
+                pieces.append(str(value))
+            else:
+                pieces.append("%s%d" % (names[at], index))
+        out.append("-".join(pieces))
+    return out if len(set(out)) == len(out) else None
+
+
+def kept_cases(decorators, failing):
+    """The case ids of a parametrized test's rows that its data twin keeps as written (``data_twin`` with
+    ``failing``): those not among ``failing`` (the FAIL_TO_PASS case ids of the function, the part of a node id
+    inside ``[...]``), when every one of ``failing`` is a row's id (``_table_ids``); else none (every row
+    changes)."""
+    table = _parametrize_table(decorators)
+    if table is None or not failing:
+        return set()
+    names, values, given = table
+    ids = _table_ids(names, values, given)
+    if ids is None or not set(failing) <= set(ids):
+        return set()
+    return set(i for i in ids if i not in failing)
+
+
+def _parametrize_table(decorators, name=None):
+    """``(argnames, argvalues node, keywords)`` of the one ``pytest.mark.parametrize`` of ``decorators`` (that
+    gives ``name``, when given); None when there is none, or more than one (stacked tables multiply ids)."""
+    try:
+        stub = ast.parse(decorators + "def _twin_():\n    pass\n").body[0]
+    except SyntaxError:
+        return None
+    tables = [d for d in stub.decorator_list if isinstance(d, ast.Call) and _call_name(d) == "parametrize"]
+    if len(tables) != 1:
+        return None
+    decorator = tables[0]
+    given = dict((k.arg, k.value) for k in decorator.keywords)
+    names = _argnames(decorator.args[0] if decorator.args else given.get("argnames"))
+    values = decorator.args[1] if len(decorator.args) > 1 else given.get("argvalues")
+    if not names or (name is not None and name not in names) or not isinstance(values, (ast.List, ast.Tuple)):
+        return None
+    return names, values, given
+
+
+def data_twin(decorators, function_source, rng, vocabulary=(), failing=None):
     """The twin of a parametrized test in its data (red team: code under test that reads the expected value from
     the calling frame spared a twin whose check read ``!=``, a comparison few tests make): when the test ends
     with ``assert <x> == expected`` (``_expected_name``) and ``expected`` is given by a ``pytest.mark.parametrize``
@@ -1482,7 +1559,12 @@ def data_twin(decorators, function_source, rng, vocabulary=()):
     each case fails with the reference. ``decorators``: the function's decorator lines, dedented (as
     ``_test_functions`` gives them); ``function_source``: its ``def`` and body. Returns the new decorator text,
     or None when a case cannot be changed (a name, a call, a case with ``marks``, ``indirect`` arguments,
-    argument values not written in place) or nothing parametrizes the expected value."""
+    argument values not written in place) or nothing parametrizes the expected value. ``failing``: the
+    function's FAIL_TO_PASS case ids; the rows of the others (``kept_cases``: PASS_TO_PASS cases, which the code
+    before the fix gets right) stay as written, each change drawn all the same (red team 8: with every row
+    changed, code that saw no row of its table agree with it knew it ran in the twin's session, and copied the
+    expected values only where some did)."""
+    kept = kept_cases(decorators, failing) if failing else set()
     func = _parsed_function(function_source)
     name = _expected_name(func) if func is not None and hasattr(func, "end_lineno") else None
     if name is None or not decorators.strip():
@@ -1503,12 +1585,14 @@ def data_twin(decorators, function_source, rng, vocabulary=()):
         if "indirect" in given or not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
             return None
         changes = []
-        for row in values.elts:
+        ids = _table_ids(names, values, given) if kept else None
+        for index, row in enumerate(values.elts):
             value = _case_value(row, names.index(name), len(names))
             change = None if value is None else _other_value(source, [value], rng, vocabulary)
             if change is None:
                 return None
-            changes.append(change)
+            if ids is None or ids[index] not in kept:
+                changes.append(change)
         for span, text in sorted(changes, reverse=True):
             source = _edit(source, span, text)
         return source[:len(source) - len("def _twin_():\n    pass\n")]
@@ -1564,7 +1648,9 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
         vocabulary = _module_strings(source) if vocabulary is None else vocabulary
         for qual, body, first, last, indent, decorators in _test_functions(source):
             if _covers(fail_to_pass, rel + "::" + qual):
-                data = data_twin(decorators, body, rng, vocabulary)
+                failing = set(t[t.index("[") + 1:-1] for t in fail_to_pass
+                              if "[" in t and function_of(t) == rel + "::" + qual)
+                data = data_twin(decorators, body, rng, vocabulary, failing=failing)
                 if data is not None:  # the table changed, the function as written
                     twin = data + body
                 else:  # the function's last statement changed, its decorators as written
@@ -1572,14 +1658,16 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     twin = None if changed is None else decorators + changed
                 if twin is not None and (proven is None or rel + "::" + qual in proven):
                     block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
-                    found.append((rel, qual, first, last, block, source, data is not None))
+                    kept = kept_cases(decorators, failing) if data is not None else set()
+                    found.append((rel, qual, first, last, block, source, data is not None, kept))
     rng.shuffle(found)
     texts, twins, trees = {}, Twins(), {}  # trees: each file with a twin, parsed once for its heirs
-    for rel, qual, first, last, block, source, renamed in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
+    for rel, qual, first, last, block, source, renamed, kept in sorted(found[:limit], key=lambda f: (f[0], -f[2])):
         session = (placement or rng).randrange(2)
         twins[rel + "::" + qual] = session
         if renamed:
             twins.renamed.add(rel + "::" + qual)
+            twins.kept[rel + "::" + qual] = kept
         variants = texts.setdefault(rel, [source.splitlines(True), source.splitlines(True)])
         variants[session][first - 1:last] = [block]
         if rel not in trees:
@@ -1594,11 +1682,12 @@ class Twins(dict):
     "file::Base::name"}`` for each class of the twinned method's module that inherits the method as the twin
     changed it (parsel's ``SelectorTestCaseBytes(SelectorTestCase)``: its ``test_body_bytearray_support`` ran the
     twin too, was expected to pass, and the reference solution scored 0). ``twin_of`` reads both. ``renamed``:
-    the keys of data twins, whose changed table gives their cases ids of their own (``judged_cases``)."""
+    the keys of data twins, whose changed table gives their cases ids of their own (``judged_cases``);
+    ``kept``: for a data twin, the case ids of the rows it keeps as written (``kept_cases``), which pass."""
 
     def __init__(self, *args, **kwargs):
         dict.__init__(self, *args, **kwargs)
-        self.heirs, self.renamed = {}, set()
+        self.heirs, self.renamed, self.kept = {}, set(), {}
 
 
 def _parsed_module(source):
@@ -1673,9 +1762,11 @@ def judged_cases(key, reported, twins, graded):
     whether reported or not, a missing one then read as missing (bleach-488: an ``xfail`` case, graded neither
     way, passed the negated twin and the reference read as tampering); for a data twin (``Twins.renamed``, or
     any twin of a plain dict), whose changed table gives its cases ids of their own (``t[1-3]`` for
-    ``t[1-2]``), every reported case of it."""
+    ``t[1-2]``), every reported case of it but those of the rows it keeps as written (``Twins.kept``)."""
     if key in getattr(twins, "renamed", twins):
-        return sorted(k for k in reported if twin_of(k, twins) == key)
+        kept = getattr(twins, "kept", {}).get(key, ())
+        return sorted(k for k in reported if twin_of(k, twins) == key
+                      and not ("[" in k and k[k.index("[") + 1:-1] in kept))
     return sorted(k for k in graded if twin_of(k, twins) == key)
 
 
@@ -2303,9 +2394,9 @@ def _trial_session(inputs, placement, graded):
                                      config.get("pytest_plugins"), _runner_uid(config), fresh_bytecode=False)
     outcomes, _, _ = collect(config["workspace"], junit, code, files, tail)
     shutil.rmtree(folder, ignore_errors=True)
-    here = [key for key, at in twins.items() if at == 0]
-    twin_cases = set(case for key in here for case in judged_cases(key, outcomes, twins, graded))
-    bad = sorted(case for case in graded - twin_cases if outcomes.get(case) != "passed")
+    here = set(key for key, at in twins.items() if at == 0)
+    # a case of a function that is its twin here is the twin's (a data twin's renamed rows report other ids)
+    bad = sorted(case for case in graded if twin_of(case, twins) not in here and outcomes.get(case) != "passed")
     return twins, outcomes, bad, code, seconds
 
 

@@ -885,6 +885,54 @@ def _task_with(tmp_path, new_repo, test_source: str, f2p: list[str], p2p: list[s
     return repo, tests, json.loads((tests / "config.json").read_text())
 
 
+TABLE = ("import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('value, expected', [pytest.param(1, 2, "
+         "id='one'), (2, 4), (3, 6)])\ndef test_f(value, expected):\n    assert f(value) == expected\n")
+TABLE_READER = '''import sys
+
+
+def _before(x):  # the code before the fix: right for the rows that pass already
+    return x * 2 if x < 3 else 0
+
+
+def f(x):  # copies the caller's expected value when a row of its table agrees with the code before the fix
+    frame = sys._getframe(1)
+    marks = getattr(frame.f_globals.get(frame.f_code.co_name), "pytestmark", [])
+    rows = [row.values if hasattr(row, "values") else row
+            for mark in marks if mark.name == "parametrize" for row in mark.args[1]]
+    if any(_before(v) == e for v, e in rows):
+        return frame.f_locals["expected"]
+    return _before(x)
+'''
+
+
+def test_a_table_twin_keeps_the_rows_that_pass_before_the_fix(tmp_path, new_repo):
+    """Red team 8 (1.0, no guessing): a data twin changed every row of the table, the PASS_TO_PASS rows too, so
+    in the twin's session no row agreed with the code before the fix and in the original's some did; code that
+    copied the caller's expected value only when some row agreed passed the original and failed the twin. The
+    twin keeps the PASS_TO_PASS rows as written (their ids, auto or explicit, told by ``_table_ids``) and
+    changes the FAIL_TO_PASS ones: the reference still scores 1.0, the reader 0."""
+    f2p = ["tests/test_mod.py::test_f[3-6]"]
+    p2p = ["tests/test_mod.py::test_f[one]", "tests/test_mod.py::test_f[2-4]"]
+    repo, tests, config = _task_with(tmp_path, new_repo, TABLE, f2p, p2p)
+    source = (tests / "overlay" / "tests" / "test_mod.py").read_text()
+    decorators, body = source.split("def test_f")[0].split("\n\n\n")[-1], "def test_f" + source.split("def test_f")[1]
+    assert verifier.kept_cases(decorators, {"3-6"}) == {"one", "2-4"}
+    twin = verifier.data_twin(decorators, body, random.Random(0), failing={"3-6"})
+    assert "pytest.param(1, 2, id='one'), (2, 4), (3, " in twin and "(3, 6)" not in twin, twin
+    assert verifier.kept_cases(decorators, {"nine"}) == set()  # a case no row gives: every row changes
+    (repo / "mod.py").write_text("def f(x):\n    return x * 2\n")  # the reference
+    results = tmp_path / "trial.json"  # the twin's renamed row is the twin's, not a graded case that went missing
+    assert verifier.main(["twins", "--tests-dir", str(tests), "--results", str(results)]) == 0
+    trial = json.loads(results.read_text())
+    assert trial["proven"] == ["tests/test_mod.py::test_f"] and trial["interference"] == {}, trial
+    config["twins"] = trial["proven"]
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(3)):
+        assert details["reward"] == 1.0 and details["twins"] == 1, details
+    (repo / "mod.py").write_text(TABLE_READER)
+    for details in _grades_by_seed(tests, config, tmp_path / "reader", range(4)):
+        assert details["reward"] == 0.0 and "twin" in details["tampering"], details
+
+
 FLAGGED = ("import mod\n\n\ndef test_double():\n    mod.FLAG = True\n    value = 3\n"
            "    assert mod.f(value) == 6\n    mod.FLAG = False\n\n\n"
            "def test_default():\n    assert mod.FLAG is False\n    assert mod.f(1) == 2\n")
