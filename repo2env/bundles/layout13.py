@@ -137,10 +137,22 @@ def _contract(layout: SplitLayout) -> str:
     }, indent=1) + "\n"
 
 
-def _instruction_note(artifacts: list[str]) -> str:
+_SHARED_RULES = "Grading puts the repository's test files"  # how every language's 1.0 grading paragraph opens
+SEPARATE_RULES = ("Grading runs in a separate container: it copies the files listed below from your workspace into "
+                  "a fresh copy of the repository whose test files and test configuration are as they were, and runs "
+                  "the tests there, so fix the code itself: changes to test files, and any package you install, "
+                  "upgrade or remove, are not seen.")
+
+
+def _instruction(text: str, artifacts: list[str]) -> str:
+    """The 1.0 instruction ``text`` for this layout: its closing grading paragraph (1.0's: the tests run in the
+    agent's own environment, where a changed package grades 0) replaced by ``SEPARATE_RULES`` (a new user's
+    report: the 1.3 text said what 1.3 does not do), then the files that are collected."""
+    head, sep, last = text.rstrip("\n").rpartition("\n\n")
+    body = head if sep and last.startswith(_SHARED_RULES) else text.rstrip("\n")
     listed = "\n".join(f"- `{WORKSPACE}/{p}`" for p in artifacts)
-    return ("\n\n## How your work is collected\n\nOnly these files are copied to the grader; changes elsewhere "
-            f"are not seen:\n\n{listed}\n")
+    return (f"{body}\n\n{SEPARATE_RULES}\n\n## How your work is collected\n\nOnly these files are copied to the "
+            f"grader; changes elsewhere are not seen:\n\n{listed}\n")
 
 
 def pipeline_formats(declared: tuple[str, ...]) -> tuple[str, ...]:
@@ -232,7 +244,7 @@ def convert(stage: BundleStage, layout: SplitLayout, schema: str = "1.3") -> Non
         stage.write_text("solution/deleted.txt", "".join(f"{rel}\n" for rel in deleted))
     stage.write_text("solution/solve.sh", templates.read("solve13.sh"), executable=True)
     stage.write_text(CONTRACT, _contract(layout))
-    instruction = (root / "instruction.md").read_text(encoding="utf-8").rstrip("\n")
-    stage.write_text("instruction.md", instruction + _instruction_note(layout.artifacts))
+    stage.write_text("instruction.md", _instruction((root / "instruction.md").read_text(encoding="utf-8"),
+                                                    layout.artifacts))
     stage.write_text("task.toml", _task_toml((root / "task.toml").read_text(encoding="utf-8"), layout, stage,
                                                 schema))

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from repo2env.bundles import layout13
 from repo2env.bundles.hashing import bundle_hash
 from repo2env.bundles.task_toml import read_task_toml
 from repo2env.checks.controls import run_controls
 from repo2env.cli import cli, main
 from repo2env.environment.containers import TaskContainer
 from repo2env.environment.images import environment_image
+from repo2env.tasks.runtime import GRADER_RULES
 
 pytestmark = pytest.mark.docker
 
@@ -62,7 +64,11 @@ def test_layout_files_and_task_toml(demo_generated_13, demo_repo):
     assert contract["submit"] == ["/workspace/calc/ops.py"] and contract["test_selectors"] == ["tests/test_ops.py"]
     assert contract["must_pass"] == meta["pr_runtime"]["fail_to_pass"] + meta["pr_runtime"]["pass_to_pass"]
     assert json.loads((bundle / "tests/config.json").read_text())["prepared"] is True
-    assert "`/workspace/calc/ops.py`" in (bundle / "instruction.md").read_text()
+    instruction = (bundle / "instruction.md").read_text()
+    assert "`/workspace/calc/ops.py`" in instruction
+    # the grading paragraph says what this layout does (a separate verifier; the agent's packages are not seen),
+    # never 1.0's "installing ... a package grades 0"
+    assert layout13.SEPARATE_RULES in instruction and GRADER_RULES not in instruction
 
 
 def test_agent_image_has_no_history_no_hidden_tests_no_network(demo_generated_13, docker_client):

@@ -984,3 +984,19 @@ def test_an_object_of_a_class_the_tests_define_is_told_with_the_methods_it_defin
     assert observed.observed_behaviour(evidence) == [
         "Calling `pkg.count` with an instance of a subclass of `dict` (defined for the test, with its own "
         "`__getitem__`) returns `1`, which is not the correct result."]  # one check: its answer kept back
+
+
+def test_the_checks_not_reached_that_are_told_are_those_the_test_patch_adds(tmp_path):
+    """glom-250's class: "Also, `glom` with ... should return `[1, 2, 3]`" told a check that held before the fix
+    (the test function is old; the patch added other checks to it): only the added checks are told then."""
+    import dataclasses
+
+    test = ("from pkg import double\n\n\ndef test_w():\n    assert double(2) == 4\n    assert double(-1) == -2\n"
+            "    assert double(0.5) == 1.0\n    assert double(3) == 6\n")
+    files = {"pkg/__init__.py": "def double(x):\n    if isinstance(x, float):\n        raise TypeError('float')\n"
+                                "    return x * 2\n", "tests/test_w.py": test}
+    evidence = _pytest_evidence(tmp_path, files, "tests/test_w.py::test_w")
+    added = ("    assert double(0.5) == 1.0", "    assert double(3) == 6")  # the patch's lines; the others held
+    said = observed.observed_behaviour(dataclasses.replace(evidence, test_patch_lines=added))
+    assert said[1:] == ["Also, `double(3)` should return `6`."], said
+    assert "Also, `double(-1)` should return `-2`." in observed.observed_behaviour(evidence)  # every line added

@@ -1378,24 +1378,30 @@ def other_checks(evidence: Evidence, teller: Teller, told: set[str]) -> list[str
     is the project's and can be told with every argument whole (the test's locals put in), in test order, none
     whose call span is in ``told`` already; what the test changed above the check is told first ("Also, with
     the current time set to …, `f(x)` should return `y`."), and a check under a value that cannot be told is
-    left out. Nothing while the expected values are kept back
+    left out. When the test patch adds checks to the function, only those are told (the others held before
+    the fix: glom-250 was told one of them as what to do). Nothing while the expected values are kept back
     (``Teller.disclose``)."""
     if not teller.disclose:
         return []
     out: list[str] = []
     seen_functions: set[tuple[str, str]] = set()
+    added = {line.strip() for line in evidence.test_patch_lines if line.strip()}
     for test_id in evidence.fail_to_pass:
         path, _, rest = test_id.partition("::")
         name = rest.split("::")[-1].split("[")[0]
         if (path, name) in seen_functions or test_id not in evidence.failures:
             continue  # a test of a module that failed to import was not reached: its checks may hold already
         seen_functions.add((path, name))
-        tree = parse_source(evidence.test_sources.get(path, ""))
+        source = evidence.test_sources.get(path, "")
+        tree, lines = parse_source(source), source.splitlines()
         func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
                      and n.name == name), None) if tree else None
-        for node in ast.walk(func) if func is not None else ():
-            parts = _assert_parts(node) if isinstance(node, ast.stmt) else None
-            if not parts or parts[1] != "==" or parts[2] is None or not isinstance(parts[0], ast.Call):
+        checks = [(node, parts) for node in (ast.walk(func) if func is not None else ()) if isinstance(node, ast.stmt)
+                  for parts in [_assert_parts(node)] if parts]
+        new = [(node, parts) for node, parts in checks if 0 < node.lineno <= len(lines)
+               and lines[node.lineno - 1].strip() in added]
+        for node, parts in new or checks:  # the checks the test patch adds: those before it held already (glom-250)
+            if parts[1] != "==" or parts[2] is None or not isinstance(parts[0], ast.Call):
                 continue
             site = locate(tree, node.lineno, name, fixtures=teller.fixtures)
             bound = site.bound or {}
