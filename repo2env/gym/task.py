@@ -44,7 +44,8 @@ class RepoTask:
 
     ``max_env_steps``: actions before the episode is graded (default 100); ``output_limit``: characters of an
     action's output kept (its tail); ``step_timeout_sec``: one action's time limit (exit code 124 past it).
-    Raises ``InputError`` when ``bundle`` is not a task folder; ``docker.errors.DockerException`` and
+    Raises ``InputError`` when ``bundle`` is not a task folder or has no environment (a text-only task);
+    ``docker.errors.DockerException`` and
     ``BuildError`` from ``reset`` when the engine or the image fails."""
 
     action_space = "text"  # a shell command, or SUBMIT
@@ -58,6 +59,11 @@ class RepoTask:
         if max_env_steps < 1:
             raise InputError(f"max_env_steps={max_env_steps}: give at least 1")
         self.config = read_task_toml(self.bundle)
+        if not (self.bundle / "environment" / "Dockerfile").is_file() and not (
+                self.config.get("environment") or {}).get("docker_image"):
+            raise InputError(f"{self.bundle}: a text-only task (no environment/Dockerfile, no docker_image), which has "
+                             "no container to step in; score answers with `repo2rlenv score`, or generate it with "
+                             "its environment")
         self.id = self.bundle.name
         self.max_env_steps = max_env_steps
         self.output_limit = output_limit
