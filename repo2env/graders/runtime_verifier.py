@@ -1366,7 +1366,9 @@ def twin_source(function_source, rng, vocabulary=(), trial=False):
     changes) replaced by a neighbour written in
     the literal's style (a number moved by 1 to 3, a string's number moved or another string of the module,
     ``vocabulary``: ``_module_strings``), a comparison or unittest assertion turned into its opposite, a
-    ``not`` dropped or added, a raises block's ``match`` pattern changed or the block removed.
+    ``not`` dropped or added, a raises block's ``match`` pattern changed or the block removed; for a check
+    against a name the test assigns a literal once (``expected = 6`` ... ``assert f(3) == expected``), that
+    literal (``_named_expected_change``).
     Only the last statement is changed, and only when nothing can end the test before it (``_returns``): a
     check that may not run, or clean-up after it, would let the twin pass or leave state behind.
 
@@ -1382,7 +1384,8 @@ def twin_source(function_source, rng, vocabulary=(), trial=False):
     func = _parsed_function(function_source)
     if func is None or not func.body or not hasattr(func.body[-1], "end_col_offset"):
         return None
-    change = None if _returns(func) else _sure_change(function_source, func.body[-1], rng, vocabulary)
+    change = None if _returns(func) else (_named_expected_change(function_source, func, rng, vocabulary)
+                                          or _sure_change(function_source, func.body[-1], rng, vocabulary))
     last = func.body[-1]
     for _ in range(8 if trial and change is None else 0):  # the trial's changes, deeper in
         change = _sure_change(function_source, last, rng, vocabulary)
@@ -1400,6 +1403,27 @@ def twin_source(function_source, rng, vocabulary=(), trial=False):
                 if change is not None:
                     break
     return None if change is None else _edit(function_source, change[0], change[1])
+
+
+def _named_expected_change(source, func, rng, vocabulary):
+    """``twin_source``'s change for a test that closes with ``assert <x> == name`` (or ``name == <x>``) where
+    ``name`` is assigned once, at the test's top level, a literal (``expected = 2 * 1024 ** 4``) and used nowhere
+    else: that literal changed, as ``_other_value`` changes an expected one (red team 8: the comparison turned
+    into ``!=`` fails with code that returns the caller's ``expected`` exactly as it fails with the reference).
+    ``(span, text)`` or None."""
+    last = func.body[-1]
+    test = last.test if isinstance(last, ast.Assert) else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return None
+    names = [side.id for side in (test.left, test.comparators[0]) if isinstance(side, ast.Name)]
+    if len(names) != 1 or names[0] in [a.arg for a in func.args.args + func.args.kwonlyargs]:
+        return None
+    given = [st for st in func.body[:-1] if isinstance(st, ast.Assign) and len(st.targets) == 1
+             and isinstance(st.targets[0], ast.Name) and st.targets[0].id == names[0]]
+    used = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == names[0]]
+    if len(given) != 1 or len(used) != 2:  # the assignment and the check, nothing else
+        return None
+    return _other_value(source, [given[0].value], rng, vocabulary)
 
 
 _BLOCKS = (ast.For, ast.While, ast.With, getattr(ast, "AsyncFor", ast.For), getattr(ast, "AsyncWith", ast.With))

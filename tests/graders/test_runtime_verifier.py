@@ -885,6 +885,22 @@ def _task_with(tmp_path, new_repo, test_source: str, f2p: list[str], p2p: list[s
     return repo, tests, json.loads((tests / "config.json").read_text())
 
 
+def test_a_check_against_a_local_expected_value_is_twinned_in_that_value(tmp_path, new_repo):
+    """Red team 8 (1.0): ``expected = 2`` then ``assert f() == expected`` was twinned as ``!= expected``, which code
+    that returns the caller's ``expected`` fails exactly as the reference does. The twin changes the literal
+    the name is given instead: the reference still scores 1.0, the copier 0."""
+    repo, tests, config = _task_with(tmp_path, new_repo, "from mod import f\n\n\ndef test_two():\n    expected = 2\n"
+                                     "    assert f() == expected\n", ["tests/test_mod.py::test_two"], [])
+    twin = verifier.twin_source("def test_two():\n    expected = 2\n    assert f() == expected\n", random.Random(0))
+    assert "assert f() == expected" in twin and "expected = 2\n" not in twin, twin
+    (repo / "mod.py").write_text("def f():\n    return 2\n")  # the reference
+    for details in _grades_by_seed(tests, config, tmp_path / "fixed", range(3)):
+        assert details["reward"] == 1.0 and details["twins"] == 1, details
+    (repo / "mod.py").write_text("import sys\n\n\ndef f():\n    return sys._getframe(1).f_locals.get('expected', 1)\n")
+    for details in _grades_by_seed(tests, config, tmp_path / "copier", range(3)):
+        assert details["reward"] == 0.0 and "twin" in details["tampering"], details
+
+
 TABLE = ("import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('value, expected', [pytest.param(1, 2, "
          "id='one'), (2, 4), (3, 6)])\ndef test_f(value, expected):\n    assert f(value) == expected\n")
 TABLE_READER = '''import sys
