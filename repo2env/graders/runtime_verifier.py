@@ -1542,11 +1542,11 @@ def _table_ids(names, values, given):
 
 def kept_cases(decorators, failing):
     """The case ids of a parametrized test's rows that its data twin keeps as written (``data_twin`` with
-    ``failing``): those not among ``failing`` (the FAIL_TO_PASS case ids of the function, the part of a node id
+    ``kept``): those not among ``failing`` (the FAIL_TO_PASS case ids of the function, the part of a node id
     inside ``[...]``), when every one of ``failing`` is a row's id (``_table_ids``); else none (every row
     changes)."""
-    table = _parametrize_table(decorators)
-    if table is None or not failing:
+    table = _parametrize_table(decorators) if failing else None
+    if table is None:
         return set()
     names, values, given = table
     ids = _table_ids(names, values, given)
@@ -1555,9 +1555,9 @@ def kept_cases(decorators, failing):
     return set(i for i in ids if i not in failing)
 
 
-def _parametrize_table(decorators, name=None):
-    """``(argnames, argvalues node, keywords)`` of the one ``pytest.mark.parametrize`` of ``decorators`` (that
-    gives ``name``, when given); None when there is none, or more than one (stacked tables multiply ids)."""
+def _parametrize_table(decorators):
+    """``(argnames, argvalues node, keywords)`` of the one ``pytest.mark.parametrize`` of ``decorators``; None
+    when there is none, or more than one (stacked tables multiply ids)."""
     try:
         stub = ast.parse(decorators + "def _twin_():\n    pass\n").body[0]
     except SyntaxError:
@@ -1569,12 +1569,12 @@ def _parametrize_table(decorators, name=None):
     given = dict((k.arg, k.value) for k in decorator.keywords)
     names = _argnames(decorator.args[0] if decorator.args else given.get("argnames"))
     values = decorator.args[1] if len(decorator.args) > 1 else given.get("argvalues")
-    if not names or (name is not None and name not in names) or not isinstance(values, (ast.List, ast.Tuple)):
+    if not names or not isinstance(values, (ast.List, ast.Tuple)):
         return None
     return names, values, given
 
 
-def data_twin(decorators, function_source, rng, vocabulary=(), failing=None):
+def data_twin(decorators, function_source, rng, vocabulary=(), kept=()):
     """The twin of a parametrized test in its data (red team: code under test that reads the expected value from
     the calling frame spared a twin whose check read ``!=``, a comparison few tests make): when the test ends
     with ``assert <x> == expected`` (``_expected_name``) and ``expected`` is given by a ``pytest.mark.parametrize``
@@ -1583,12 +1583,10 @@ def data_twin(decorators, function_source, rng, vocabulary=(), failing=None):
     each case fails with the reference. ``decorators``: the function's decorator lines, dedented (as
     ``_test_functions`` gives them); ``function_source``: its ``def`` and body. Returns the new decorator text,
     or None when a case cannot be changed (a name, a call, a case with ``marks``, ``indirect`` arguments,
-    argument values not written in place) or nothing parametrizes the expected value. ``failing``: the
-    function's FAIL_TO_PASS case ids; the rows of the others (``kept_cases``: PASS_TO_PASS cases, which the code
-    before the fix gets right) stay as written, each change drawn all the same (red team 8: with every row
-    changed, code that saw no row of its table agree with it knew it ran in the twin's session, and copied the
-    expected values only where some did)."""
-    kept = kept_cases(decorators, failing) if failing else set()
+    argument values not written in place) or nothing parametrizes the expected value. ``kept``: the case ids
+    of the rows that stay as written (``kept_cases``: the PASS_TO_PASS cases, which the code before the fix gets
+    right), each change drawn all the same (red team 8: with every row changed, code that saw no row of its
+    table agree with it knew it ran in the twin's session, and copied the expected values only where some did)."""
     func = _parsed_function(function_source)
     name = _expected_name(func) if func is not None and hasattr(func, "end_lineno") else None
     if name is None or not decorators.strip():
@@ -1674,7 +1672,8 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
             if _covers(fail_to_pass, rel + "::" + qual):
                 failing = set(t[t.index("[") + 1:-1] for t in fail_to_pass
                               if "[" in t and function_of(t) == rel + "::" + qual)
-                data = data_twin(decorators, body, rng, vocabulary, failing=failing)
+                kept = kept_cases(decorators, failing)
+                data = data_twin(decorators, body, rng, vocabulary, kept=kept)
                 if data is not None:  # the table changed, the function as written
                     twin = data + body
                 else:  # the function's last statement changed, its decorators as written
@@ -1682,8 +1681,8 @@ def plan_twins(workspace, files, fail_to_pass, rng, limit=None, vocabularies=Non
                     twin = None if changed is None else decorators + changed
                 if twin is not None and (proven is None or rel + "::" + qual in proven):
                     block = _reindented(source.splitlines(True)[first - 1:last], decorators + body, twin, indent)
-                    kept = kept_cases(decorators, failing) if data is not None else set()
-                    found.append((rel, qual, first, last, block, source, data is not None, kept))
+                    found.append((rel, qual, first, last, block, source, data is not None,
+                                  kept if data is not None else set()))
     rng.shuffle(found)
     texts, twins, trees = {}, Twins(), {}  # trees: each file with a twin, parsed once for its heirs
     for rel, qual, first, last, block, source, renamed, kept in sorted(found[:limit], key=lambda f: (f[0], -f[2])):

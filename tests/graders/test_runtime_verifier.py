@@ -933,7 +933,7 @@ def test_a_table_twin_keeps_the_rows_that_pass_before_the_fix(tmp_path, new_repo
     source = (tests / "overlay" / "tests" / "test_mod.py").read_text()
     decorators, body = source.split("def test_f")[0].split("\n\n\n")[-1], "def test_f" + source.split("def test_f")[1]
     assert verifier.kept_cases(decorators, {"3-6"}) == {"one", "2-4"}
-    twin = verifier.data_twin(decorators, body, random.Random(0), failing={"3-6"})
+    twin = verifier.data_twin(decorators, body, random.Random(0), kept=verifier.kept_cases(decorators, {"3-6"}))
     assert "pytest.param(1, 2, id='one'), (2, 4), (3, " in twin and "(3, 6)" not in twin, twin
     assert verifier.kept_cases(decorators, {"nine"}) == set()  # a case no row gives: every row changes
     (repo / "mod.py").write_text("def f(x):\n    return x * 2\n")  # the reference

@@ -452,8 +452,9 @@ def _assertion(left, op, right, text, message, raised, teller: Teller, bound, ca
         teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
     if op == "is" and right is not None and ast.unparse(right) == ast.unparse(left):
         shown = value_span  # the same call twice: what is expected is no value, told or kept back, but identity
-    if _alike(op, value_span, shown):
-        return f"{'Calling ' if direct else ''}{subject} {_alike(op, value_span, shown)}"
+    alike = _alike(op, value_span, shown)
+    if alike:
+        return f"{'Calling ' if direct else ''}{subject} {alike}"
     if direct:
         happened = f"returns {value_span}" if value_span else "gives a wrong result"
     else:
@@ -554,8 +555,9 @@ def _outcome(op, right, text, message, raised, teller: Teller, bound, swapped: b
         "true", "false") else None
     hint = _diff_hint(text, teller, swapped) if not (value_span and shown and "…" not in value_span + shown) and (
         teller.disclose or same) else None  # a diff tells what a value shown with a token left out hides
-    if _alike(op, value_span, shown):
-        return _alike(op, value_span, shown)
+    alike = _alike(op, value_span, shown)
+    if alike:
+        return alike
     happened = f"gives {value_span}" if value_span else "gives a wrong result"
     if same:
         return f"{happened}; it should be {same}: {hint}." if hint else f"{happened}; it should be {same}."
@@ -983,13 +985,13 @@ def _library_check(text: str, teller: Teller) -> str | None:
     the output it quotes. None when the last traceback frame is not an installed package's testing module, or
     the message states no expectation."""
     raised, frames = _error_line(text), _INSTALLED_FRAME.findall(text)
-    if raised is None or not frames or not _CHECKED.search(raised.partition(": ")[2]):
+    kind, sep, message = (raised or "").partition(": ")
+    if not frames or not _CHECKED.search(message):
         return None
     package, module = frames[-1]
     parts = module.replace("\\", "/")[:-3].split("/")
     if not any("test" in part for part in parts):
         return None  # the library's own code raised: not a check made for the tests
-    kind, sep, message = raised.partition(": ")
     error = teller.error(kind.rpartition(".")[2] + sep + message)
     where = teller.code(".".join([package] + parts))
     if error is None or where is None:
