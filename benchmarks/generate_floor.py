@@ -6,7 +6,8 @@
 
 Printed: the wall seconds per stage over all candidates (``core.timings``: image build, container start, the
 test runs before and after the fix, controls, probes, container stop, other), each kept task's wall time against
-its container test time (the floor: the before/after test runs themselves), and the disk per extra task: the
+its container test time (the floor: the before/after test runs themselves; and that plus the seconds the oracle's
+and the nop's graders ran, every test execution a kept task needs), and the disk per extra task: the
 bytes of image layers a task adds (its bundle image's own layers, plus its share of the environment image of its
 base commit) against the bootstrap image it starts from. Needs Docker (scripts/setup_docker.sh).
 """
@@ -90,15 +91,19 @@ def main() -> None:
     print(f"\n{'stage':18} {'wall s':>8} {'share':>6}")
     for name, seconds in summary.stages.items():
         print(f"{name:18} {seconds:8.1f} {seconds / spent:6.0%}")
-    print(f"\n{'task':40} {'wall s':>8} {'tests s':>8} {'ratio':>7}")
+    print(f"\n{'task':40} {'wall s':>8} {'tests s':>8} {'ratio':>7} {'+graders s':>11} {'ratio':>7}")
     for t in summary.timings:
+        every = t.test_seconds + t.grading_seconds
         print(f"{t.task_id:40} {t.wall_seconds:8.1f} {t.test_seconds:8.1f} "
-              f"{t.wall_seconds / max(t.test_seconds, 1e-9):6.2f}x")
+              f"{t.wall_seconds / max(t.test_seconds, 1e-9):6.2f}x {every:11.1f} "
+              f"{t.wall_seconds / max(every, 1e-9):6.2f}x")
     built = sum(t.wall_seconds for t in summary.timings)
     floor = sum(t.test_seconds for t in summary.timings)
+    graders = sum(t.grading_seconds for t in summary.timings)
     if summary.timings:
         print(f"tasks: {built:.1f} s wall vs {floor:.1f} s of container test runs (floor): "
-              f"{built / max(floor, 1e-9):.2f}x")
+              f"{built / max(floor, 1e-9):.2f}x; vs {floor + graders:.1f} s with the controls' graders "
+              f"(test.sh of the oracle and nop): {built / max(floor + graders, 1e-9):.2f}x")
     if disk and bootstrap:
         median = statistics.median(disk)
         print(f"disk per extra task: median {median / 1e6:.1f} MB, max {max(disk) / 1e6:.1f} MB; bootstrap image "

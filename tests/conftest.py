@@ -23,6 +23,16 @@ def _own_env_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("R2E_CACHE_DIR", str(tmp_path / "r2e-cache"))
 
 
+@pytest.fixture(autouse=True)
+def _no_spare_left():
+    """Containers started ahead or being removed in the background (``environment.spares``) are gone when a
+    test ends, as they are when a ``generate`` does: a test that counts containers sees only its own."""
+    yield
+    from repo2env.environment import spares
+
+    spares.settle()
+
+
 @pytest.fixture
 def new_repo(tmp_path):
     """A factory for empty git repositories on branch main."""

@@ -33,6 +33,7 @@ from repo2env.core import locks
 from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import InputError, R2EError, redact_url
 from repo2env.core.options import GenerateOptions
+from repo2env.environment import spares
 from repo2env.pipeline import load_pipeline
 from repo2env.run.generate import plan_candidates
 from repo2env.run.incremental import fingerprint, hand_edited
@@ -279,6 +280,7 @@ def build(config: BuildConfig, *, jobs: int | None = None, shard: Shard | None =
             summary.pushed = push_pipelines(config)
         return summary
     finally:
+        spares.settle()  # no container outlives the build
         lock.close()
 
 

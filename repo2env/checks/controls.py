@@ -33,22 +33,31 @@ def task_caps(bundle: Path) -> dict:
             else None}
 
 
-def shared_container(client: docker.DockerClient, bundle: Path, image: str, folders: dict | None = None
-                     ) -> TaskContainer:
+def shared_container(client: docker.DockerClient, bundle: Path, image: str, folders: dict | None = None,
+                     warm: bool = False) -> TaskContainer:
     """The agent's container of a task graded in it (layout 1.0), as Harbor starts it: ``image``, the compose
-    file's egress guard, the task's caps, and ``folders`` (``TaskContainer``'s) put in place before it starts.
-    Not started: use it as a context manager."""
-    return TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), folders=folders, **task_caps(bundle))
+    file's egress guard, the task's caps, and ``folders`` (``TaskContainer``'s) put in place before it starts;
+    ``warm``: started ahead (``TaskContainer``'s; a control or probe, one of several in a row). Not started: use
+    it as a context manager."""
+    return TaskContainer(client, image, extra_hosts=bundle_hosts(bundle), folders=folders, warm=warm,
+                         **task_caps(bundle))
+
+
+def grade_files(box: TaskContainer, bundle: Path, verifier_timeout_sec: float
+                ) -> tuple[dict[str, bytes], str, float]:
+    """Grade in the agent's own container ``box`` as Harbor's shared verifier does: upload ``tests/`` to
+    ``/tests``, run ``test.sh`` (as root), read what it wrote in ``/logs/verifier``. Returns (``{file name:
+    bytes}`` of that folder: ``reward.txt``, ``reward-details.json``, ...; the transcript; the seconds test.sh
+    ran). Raises ``docker.errors.DockerException``."""
+    box.put_dir(bundle / "tests", "/tests", make=("/logs/verifier",))
+    _, transcript, seconds = box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
+    return box.read_files("/logs/verifier"), transcript, seconds
 
 
 def grade_shared(box: TaskContainer, bundle: Path, verifier_timeout_sec: float) -> tuple[bytes | None, str]:
-    """Grade in the agent's own container ``box`` as Harbor's shared verifier does: upload ``tests/`` to
-    ``/tests``, run ``test.sh`` (as root), read ``/logs/verifier/reward.txt``. Returns (the reward file's bytes
-    or None, the transcript). Raises ``docker.errors.DockerException``."""
-    box.exec(["mkdir", "-p", "/logs/verifier"])
-    box.put_dir(bundle / "tests", "/tests")
-    _, transcript, _ = box.exec(["bash", "/tests/test.sh"], timeout_sec=verifier_timeout_sec)
-    return box.read_file("/logs/verifier/reward.txt"), transcript
+    """``grade_files``' reward: (the bytes of ``/logs/verifier/reward.txt`` or None, the transcript)."""
+    files, transcript, _ = grade_files(box, bundle, verifier_timeout_sec)
+    return files.get("reward.txt"), transcript
 
 
 # reward-details.json's per-test record (``graders.runtime_verifier.score``; the toolchain grader's too)
@@ -110,14 +119,14 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
     folders = {"/logs/verifier": None, "/logs/agent": None, **(folders or {}),
                **({"/solution": bundle / "solution"} if oracle else {})}
     try:
-        with shared_container(client, bundle, image, folders) as box:
+        with shared_container(client, bundle, image, folders, warm=True) as box:
             if act is not None:
                 act(box)
             elif oracle:
                 box.exec(["bash", "/solution/solve.sh"], timeout_sec=agent_timeout_sec,
                          user=agent_user(read_task_toml(bundle)))
-            raw, transcript = grade_shared(box, bundle, verifier_timeout_sec)
-            details = box.read_file("/logs/verifier/reward-details.json")
+            files, transcript, graded = grade_files(box, bundle, verifier_timeout_sec)
+            raw, details = files.get("reward.txt"), files.get("reward-details.json")
             outcome = graded_outcome(details) if name == "nop" else None
             why = grading_note(details)
             stem = log_name() if callable(log_name) else log_name
@@ -133,7 +142,8 @@ def run_control(client: docker.DockerClient, bundle: Path, image: str, name: str
     except ValueError:
         error = "no numeric reward in /logs/verifier/reward.txt"
     return ControlResult(name=name, expected=expected, reward=reward, error=error, outcome=outcome, why=why,
-                         seconds=round((datetime.now(UTC) - start).total_seconds(), 3))
+                         seconds=round((datetime.now(UTC) - start).total_seconds(), 3),
+                         grading_seconds=round(graded, 3))
 
 
 def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,

@@ -392,7 +392,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
             act, folders = _acts(bundle, material, probe, user, 900, sink)
             if probe.check:
                 try:
-                    with shared_container(client, bundle, image, folders) as box:
+                    with shared_container(client, bundle, image, folders, warm=True) as box:
                         act(box)
                 except docker.errors.DockerException as exc:
                     return ProbeResult(probe.name, probe.kind, None, limit, error=str(exc)[:300])

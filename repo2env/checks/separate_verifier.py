@@ -196,14 +196,15 @@ class SeparateTrial:
                 digest.update(path.relative_to(self.bundle).as_posix().encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()
 
-    def agent_container(self, folders: dict | None = None) -> TaskContainer:
+    def agent_container(self, folders: dict | None = None, warm: bool = False) -> TaskContainer:
         """The agent's container (not started: use it as a context manager), as Harbor starts it: the agent's
         image, no network when the task says so, its memory cap, Harbor's log folders (``AGENT_LOGS``), and
-        ``folders`` (``TaskContainer``'s: path -> a host folder to copy in) put in place before it starts."""
+        ``folders`` (``TaskContainer``'s: path -> a host folder to copy in) put in place before it starts;
+        ``warm``: started ahead (``TaskContainer``'s; a control or probe, one of several in a row)."""
         env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
         offline = _offline(env) or _offline(agent)
         return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env),
-                             folders={**dict.fromkeys(AGENT_LOGS), **(folders or {})})
+                             folders={**dict.fromkeys(AGENT_LOGS), **(folders or {})}, warm=warm)
 
     def collect(self, box: TaskContainer) -> dict[str, bytes]:
         """The task-level artifacts of the agent's container ``box``: source path -> tar stream of that path as
@@ -227,8 +228,8 @@ class SeparateTrial:
     def _agent_phase(self, name: str, agent_timeout_sec: float, act=None, folders: dict | None = None
                      ) -> dict[str, bytes]:
         oracle = act is None and name == "oracle"
-        with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})}
-                                  ) as box:
+        with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})},
+                                  warm=True) as box:
             if act is not None:
                 act(box)
             elif oracle:
@@ -247,7 +248,7 @@ class SeparateTrial:
         # the reward folder open to the verifier's user (Harbor mounts it so), and tests/ when not baked in
         folders = {"/logs/verifier": 0o777, **({} if self.baked_tests else {"/tests": self.bundle / "tests"})}
         with TaskContainer(self.client, self.verifier_image_id, network=not offline,
-                           memory_mb=_memory(table), folders=folders) as box:
+                           memory_mb=_memory(table), folders=folders, warm=True) as box:
             by_parent: dict[str, list[bytes]] = {}
             for source, data in artifacts.items():
                 by_parent.setdefault(str(PurePosixPath(source).parent), []).append(data)

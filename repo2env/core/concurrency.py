@@ -4,7 +4,8 @@
 the order given. Each worker records into the calling thread's artefact sink (``core.artefacts``); the calling
 thread's stopwatch (``core.timings``) counts the whole block to the stage it is in, so stages stay exclusive
 and read the same whether the calls ran side by side or one after the other.
-The first exception (in the order given) is raised once every call has ended: no container outlives the call.
+The first exception (in the order given) is raised once every call has ended (each has handed its container to
+removal, ``environment.spares``).
 With ``workers <= 1`` (or one call) the calls run one after the other on the calling thread, as before.
 """
 

@@ -168,6 +168,7 @@ class ControlResult(Record):
     error: str | None = None
     outcome: dict | None = None
     why: str | None = None
+    grading_seconds: float | None = None  # how long the grader (test.sh) ran in its container; None: not measured
 
     @property
     def ok(self) -> bool:
@@ -245,6 +246,7 @@ class Draft:
     test_seconds: float = 0.0
     expected_nop: float = 0.0
     controls: list | None = None
+    grading_seconds: float = 0.0  # the controls' test.sh in their containers, once they ran
     split_layout: Any = None
 
 
@@ -272,6 +274,7 @@ class CandidateOutcome:
     bundle_hash: str | None = None
     seconds: float = 0.0
     test_seconds: float = 0.0
+    grading_seconds: float = 0.0  # its controls' graders (``Draft.grading_seconds``)
     environment: str | None = None  # "ok" / "failed" (``BuildContext.environment``); None: not tried
     instruction: dict | None = None  # ``BuildContext.instruction``
     logs: str | None = None  # ``<out>.logs/<task id>/`` when the candidate recorded artefacts

@@ -2,7 +2,8 @@
 
 A ``TaskContainer`` starts an image with ``sleep infinity`` (``init: true``, the bundle's egress-guard hosts), takes
 directories by ``put_dir`` (Harbor's upload of ``solution/`` and ``tests/``), runs commands with a time limit and
-hands files back. It is always removed on exit, so no container is left behind.
+hands files back. It is always removed on exit (a warm one in the background: ``spares.settle`` at the end of a run
+waits for it), so no container is left behind.
 """
 
 import io
@@ -20,6 +21,7 @@ import docker.errors
 from repo2env.core import timings
 from repo2env.core.errors import DockerUnavailable
 from repo2env.core.limits import MEMORY_MB  # a runaway test suite must not take the machine down
+from repo2env.environment import spares
 
 LABEL = "repo2rlenv"
 RUN_ID = str(os.getpid())  # label value: which process started a container (a leftover names its run)
@@ -52,17 +54,32 @@ def tar_directory(src: Path, arcname: str) -> bytes:
     return tar_folders({arcname: src})
 
 
-def tar_folders(folders: dict[str, Path | int | None]) -> bytes:
+class Contents:
+    """A value of ``tar_folders``' map: the contents of the host folder ``path`` (modes kept, owner root) put
+    into a folder the image may already have, which keeps its owner and mode (the task image's ``/tests``:
+    root's, 0700), as ``TaskContainer.put_dir`` leaves it; a folder the image lacks is made 0o755 by the
+    extraction. The folder in the image must be empty (a copy is merged into what is there)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+
+def tar_folders(folders: dict[str, "Path | Contents | int | None"]) -> bytes:
     """A tar archive (bytes), to extract at ``/``, that makes each absolute folder of ``folders``: the copy of a
-    host folder (``Path``; modes kept, owner root), or an empty folder owned by root with the mode given (an
-    ``int``; None: 0o755, as ``mkdir -p`` makes it). Missing parents are left to the extraction, which makes them
-    0o755 (Docker's ``put_archive``, as ``mkdir -p`` would)."""
+    host folder (``Path``; modes kept, owner root), a host folder's contents in a folder kept as the image has
+    it (``Contents``), or an empty folder owned by root with the mode given (an ``int``; None: 0o755, as
+    ``mkdir -p`` makes it). Missing parents are left to the extraction, which makes them 0o755 (Docker's
+    ``put_archive``, as ``mkdir -p`` would)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         for dest, src in folders.items():
             name = dest.strip("/")
             if isinstance(src, Path):
                 tar.add(str(src), arcname=name, filter=_root_owned)
+                continue
+            if isinstance(src, Contents):
+                for child in sorted(src.path.iterdir()):
+                    tar.add(str(child), arcname=f"{name}/{child.name}", filter=_root_owned)
                 continue
             info = _root_owned(tarfile.TarInfo(name))
             info.type, info.mode = tarfile.DIRTYPE, 0o755 if src is None else src
@@ -76,16 +93,23 @@ class TaskContainer:
     ``extra_hosts`` maps host names to addresses (the egress guard); ``memory_mb`` caps memory (swap included),
     ``cpus`` CPU time (None: no cap);
     ``network=False`` starts it with no network at all (Harbor's ``network_mode = "no-network"``).
-    ``folders`` (``tar_folders``: absolute path -> a host folder to copy, or the mode of an empty folder) are put
-    in place before the container starts, in one engine call (an ``exec`` costs about as much, a ``put_dir`` two);
-    they must not exist in the image (a copy is merged into a folder that does).
+    ``folders`` (``tar_folders``: absolute path -> a host folder to copy, its ``Contents``, or the mode of an
+    empty folder) are put in place in one engine call (an ``exec`` costs about as much, a ``put_dir`` two), before
+    the container starts or, in a spare, just after; they must not exist in the image (a copy is merged into a
+    folder that does), ``Contents`` aside.
+    ``warm``: take a container started ahead for these settings (``spares``), and have one started for the next
+    caller; for a candidate's runs, controls and probes, which follow one another on the same image. On exit a
+    warm container is removed in the background (``spares.settle`` waits for it), any other (and any on the
+    plain path) in line.
     Errors from the engine propagate as ``docker.errors.DockerException``.
     """
 
     def __init__(self, client: docker.DockerClient, image: str, *, extra_hosts: dict[str, str] | None = None,
                  workdir: str = "/workspace", memory_mb: int = MEMORY_MB, network: bool = True,
-                 cpus: float | None = None, folders: dict[str, Path | int | None] | None = None):
+                 cpus: float | None = None, folders: dict[str, "Path | Contents | int | None"] | None = None,
+                 warm: bool = False):
         self.folders = folders or {}
+        self.warm = warm
         self.client = client
         self.cpus = cpus
         self.image = image
@@ -95,36 +119,67 @@ class TaskContainer:
         self.network = network
         self.container = None
 
+    def _create(self):
+        return self.client.containers.create(
+            self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
+            extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
+            mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
+            **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
+            **({} if self.network else {"network_mode": "none"}))
+
+    def _spare(self):
+        """A created and started container of these settings, for ``spares`` (removed again if it cannot start)."""
+        container = self._create()
+        try:
+            container.start()
+        except Exception:
+            spares.SPARES.discard(container)
+            raise
+        return container
+
     def __enter__(self) -> "TaskContainer":
-        # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
         with timings.stage("container start"):
-            self.container = self.client.containers.create(
-                self.image, command=["sleep", "infinity"], init=True, labels={LABEL: RUN_ID},
-                extra_hosts=self.extra_hosts, working_dir=self.workdir, stop_signal="SIGKILL",
-                mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m",
-                **({"nano_cpus": int(self.cpus * 1e9)} if self.cpus else {}),
-                **({} if self.network else {"network_mode": "none"}))
-            if self.folders:  # a created container takes archives: no process to start for them
-                self.container.put_archive("/", tar_folders(self.folders))
-            self.container.start()
+            if self.warm and not spares.plain():
+                key = (id(self.client), self.image, tuple(sorted(self.extra_hosts.items())), self.workdir,
+                       self.memory_mb, self.network, self.cpus)
+                self.container = spares.SPARES.take(key, self._spare)
+            try:
+                if self.container is not None:
+                    if self.folders:
+                        self.container.put_archive("/", tar_folders(self.folders))
+                    return self
+                # Create, remember, then start: an interrupt between the two still leaves a handle to remove.
+                self.container = self._create()
+                if self.folders:  # a created container takes archives: no process to start for them
+                    self.container.put_archive("/", tar_folders(self.folders))
+                self.container.start()
+            except BaseException:  # __exit__ is not called when __enter__ raises: remove it here
+                self.__exit__(None, None, None)
+                raise
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.container is not None:
-            try:
-                with timings.stage("container stop"):
-                    self.container.remove(force=True)
-            except Exception:  # the engine may be gone; the error that got us here is the one to report
-                pass
+        if self.container is None:
+            return
+        if self.warm and not spares.plain():
+            spares.SPARES.discard(self.container)
+            return
+        try:
+            with timings.stage("container stop"):
+                self.container.remove(force=True)
+        except Exception:  # the engine may be gone; the error that got us here is the one to report
+            pass
 
-    def put_dir(self, src: Path, dest: str) -> None:
+    def put_dir(self, src: Path, dest: str, make: tuple[str, ...] = ()) -> None:
         """Copy the directory ``src`` to ``dest`` in the container. An existing ``dest`` folder keeps its owner
         and mode and loses its contents first, as Harbor's upload (``docker compose cp src/. main:dest``) leaves
         them: the task image's ``/tests`` is root's and 0700, so nothing the agent left running reads the grading
-        inputs; a missing one is made with ``src``'s mode."""
+        inputs; a missing one is made with ``src``'s mode. ``make``: folders made first (``mkdir -p``), in the
+        same engine call."""
         quoted = shlex.quote(dest.rstrip("/") or "/")
-        self.exec(["sh", "-c", f"if [ -d {quoted} ] && [ ! -L {quoted} ]; then find {quoted} -mindepth 1 -maxdepth 1 "
-                               f"-exec rm -rf {{}} +; else rm -rf {quoted} && mkdir -p {quoted} && "
+        first = f"mkdir -p {' '.join(shlex.quote(m) for m in make)}; " if make else ""
+        self.exec(["sh", "-c", f"{first}if [ -d {quoted} ] && [ ! -L {quoted} ]; then find {quoted} -mindepth 1 "
+                               f"-maxdepth 1 -exec rm -rf {{}} +; else rm -rf {quoted} && mkdir -p {quoted} && "
                                f"chmod {oct(src.stat().st_mode & 0o7777)[2:]} {quoted}; fi"])
         self.container.put_archive(dest, tar_directory(src, "."))
 
@@ -213,6 +268,20 @@ class TaskContainer:
             self.exec(["mkdir", "-p", *archives])
         for parent, data in archives.items():
             self.container.put_archive(parent, data)
+
+    def read_files(self, folder: str) -> dict[str, bytes]:
+        """``{name: bytes}`` of the regular files directly in ``folder`` in the container, in one engine call
+        (``{}`` when it is absent)."""
+        data = self.get_tar(folder)
+        found = {}
+        if data is None:
+            return found
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            for member in tar:
+                parts = member.name.split("/")
+                if member.isfile() and len(parts) == 2:
+                    found[parts[1]] = tar.extractfile(member).read()
+        return found
 
     def read_file(self, path: str) -> bytes | None:
         """The bytes of file ``path`` in the container, or None when it does not exist or is not a file."""

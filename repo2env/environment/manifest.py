@@ -20,9 +20,16 @@ def env_snapshot(client: docker.DockerClient, image: str, bundle_root: Path,
     taken."""
     with TaskContainer(client, image) as box:
         box.put_dir(bundle_root / "tests", "/tests")
-        code, out, seconds = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot", *extra_roots,
-                                       *(f"--cache={c}" for c in cache_roots)],
-                                      timeout_sec=300, tail=None)
+        return snapshot_in(box, extra_roots, cache_roots)
+
+
+def snapshot_in(box: TaskContainer, extra_roots: tuple[str, ...] = (), cache_roots: tuple[str, ...] = ()
+                ) -> tuple[str, int] | None:
+    """``env_snapshot`` in ``box``, a container nothing has run in yet whose ``/tests`` holds the bundle's
+    ``tests/``."""
+    code, out, seconds = box.exec(["python3", "-I", "-S", "/tests/env_guard.py", "snapshot", *extra_roots,
+                                   *(f"--cache={c}" for c in cache_roots)],
+                                  timeout_sec=300, tail=None)
     if code != 0:
         return None
     try:

@@ -1,4 +1,5 @@
-"""One generation-time test run: a fresh container of the environment image, optionally the gold patch
+"""One generation-time test run: a fresh container of the environment image (``TaskContainer``'s ``warm``: one
+started ahead) with the bundle's tests put in before it runs, optionally the gold patch
 (through the bundle's own ``solution/solve.sh``), then the language's test command (Python: ``tests/verifier.py
 run``); outcomes parsed from its structured results by the language (Python: JUnit XML)."""
 
@@ -11,9 +12,10 @@ from repo2env.core import artefacts
 from repo2env.core.errors import TestRunError
 from repo2env.core.limits import MEMORY_MB
 from repo2env.core.records import TestRun
-from repo2env.environment.containers import TaskContainer
+from repo2env.environment.containers import Contents, TaskContainer
 
-RESULT_PATH = "/tmp/r2e-results.json"
+RESULT_DIR = "/tmp/r2e-results"  # made empty in each run's container; read back in one engine call
+RESULT_PATH = f"{RESULT_DIR}/results.json"  # the runner writes its log and JUnit XML beside it (.log, .junit.xml)
 PREPARE_FAILED = 3  # the test command's exit code when the test files cannot be put in place
 
 
@@ -45,11 +47,17 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
 
     Raises ``PatchDoesNotApply`` or ``TestRunError`` (no JUnit XML: pytest could not start).
     """
-    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
-        _put(box, bundle_root, gold=label == "after")
+    gold = label == "after"
+    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus, warm=True,
+                       folders=_folders(bundle_root, gold=gold)) as box:
+        if gold:
+            _solve(box)
         cmd = language.test_command("/tests", RESULT_PATH)
         code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60, deadline=deadline)
-        if code == 124 and deadline is not None and box.read_file(RESULT_PATH) is None:
+        written = box.read_files(RESULT_DIR)
+        name = RESULT_PATH.rsplit("/", 1)[1]
+        results = written.get(name)
+        if code == 124 and deadline is not None and results is None:
             artefacts.record_group(f"tests-{label}", {".log": f"stopped after {seconds:.0f} s: the run after the "
                                                               f"fix had long finished\n{out}".encode()})
             return TestRun(label=label, outcomes={}, collection_errors=(), collection_messages={},
@@ -57,9 +65,8 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
                            seconds=round(seconds, 3))
         if code == PREPARE_FAILED:
             raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
-        results = box.read_file(RESULT_PATH)
-        artefacts.record_group(f"tests-{label}", {".log": box.read_file(RESULT_PATH + ".log") or out,
-                                                  ".junit.xml": box.read_file(RESULT_PATH + ".junit.xml"),
+        artefacts.record_group(f"tests-{label}", {".log": written.get(name + ".log") or out,
+                                                  ".junit.xml": written.get(name + ".junit.xml"),
                                                   ".json": results})
         if results is None:
             raise TestRunError(f"the test runner wrote no results ({_why(code, out, memory_mb)}): {out.strip()[-300:]}")
@@ -72,15 +79,19 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
                    failure_details=failures, exit_code=code, seconds=round(seconds, 3))
 
 
-def _put(box: TaskContainer, bundle_root: Path, *, gold: bool) -> None:
-    """The bundle's ``tests/`` into ``box`` at ``/tests``, after its ``solution/solve.sh`` when ``gold``.
-    Raises ``PatchDoesNotApply``."""
-    if gold:
-        box.put_dir(bundle_root / "solution", "/solution")
-        code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
-        if code != 0:
-            raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
-    box.put_dir(bundle_root / "tests", "/tests")
+def _folders(bundle_root: Path, *, gold: bool) -> dict:
+    """``TaskContainer``'s folders of a run: the bundle's ``tests/`` in the image's (empty) ``/tests``, an empty
+    ``RESULT_DIR``, and ``solution/`` at ``/solution`` when ``gold``; one engine call. ``solve.sh`` only applies
+    the reference patch in the work tree, so the test files being in place already changes nothing for it."""
+    return {"/tests": Contents(bundle_root / "tests"), RESULT_DIR: None,
+            **({"/solution": bundle_root / "solution"} if gold else {})}
+
+
+def _solve(box: TaskContainer) -> None:
+    """Run the bundle's ``/solution/solve.sh`` (the reference patch). Raises ``PatchDoesNotApply``."""
+    code, out, _ = box.exec(["bash", "/solution/solve.sh"], timeout_sec=300)
+    if code != 0:
+        raise PatchDoesNotApply(f"gold patch does not apply: {out.strip()[-300:]}")
 
 
 def run_twin_trial(client: docker.DockerClient, image: str, bundle_root: Path, *, command: list[str],
@@ -90,8 +101,9 @@ def run_twin_trial(client: docker.DockerClient, image: str, bundle_root: Path, *
     patch applied: ``command`` (the language's ``twin_trial_command``, which writes ``RESULT_PATH``) run once.
     Returns its JSON (``{"proven": [...], "twins": {...}, ...}``). Raises ``PatchDoesNotApply``, or
     ``TestRunError`` when it wrote no result."""
-    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus) as box:
-        _put(box, bundle_root, gold=True)
+    with TaskContainer(client, image, extra_hosts=extra_hosts, memory_mb=memory_mb, cpus=cpus, warm=True,
+                       folders=_folders(bundle_root, gold=True)) as box:
+        _solve(box)
         code, out, _ = box.exec(command, timeout_sec=timeout_sec + 60)
         results = box.read_file(RESULT_PATH)
         artefacts.record("twin-trial", ".json", results or out.encode())

@@ -37,6 +37,7 @@ from repo2env.core.concurrency import default_workers
 from repo2env.core.errors import DockerUnavailable, FatalSourceError, InputError, R2EError
 from repo2env.core.options import BuildContext, GenerateOptions
 from repo2env.core.records import CandidateOutcome, Draft, LedgerEntry, Skip
+from repo2env.environment import spares
 from repo2env.environment.containers import docker_client, remove_leftovers
 from repo2env.environment.images import require_base_image, set_dataset
 from repo2env.environment.memory import EnvMemory
@@ -68,11 +69,14 @@ class SilentReporter:
 
 @dataclass
 class TaskTiming:
-    """Per verified or rejected task: wall seconds from start to publish, and its container test seconds."""
+    """Per verified or rejected task: wall seconds from start to publish, its container test seconds (the runs
+    before and after the fix), and the seconds its controls' graders ran (``test.sh`` of the oracle and the nop
+    in their containers)."""
 
     task_id: str
     wall_seconds: float
     test_seconds: float
+    grading_seconds: float = 0.0
 
 
 @dataclass
@@ -150,6 +154,7 @@ def _finish(client, draft: Draft, options: GenerateOptions, reporter: Reporter
             client, bundle, draft.task_id, verifier_timeout_sec=draft.verifier_timeout_sec,
             expected_nop=draft.expected_nop, workers=options.parallel_runs or 1)
         evaluation, reason = evaluation_from(results, digest)
+        draft.grading_seconds = sum(r.grading_seconds or 0.0 for r in results)
         reason = reason.value if reason is not None else None
         probe_detail = None
         if reason is None and options.probes and draft.controls is None:
@@ -347,6 +352,7 @@ def generate(pipeline_name: str, source: str, options: GenerateOptions, reporter
         raise DockerUnavailable("Docker stopped answering during the run; check `docker info` (or run "
                                 "`bash scripts/setup_docker.sh`), then run the same command again") from None
     finally:
+        spares.settle()  # no container outlives the run
         close = getattr(pipeline, "close", None)
         if callable(close):
             close()
@@ -400,7 +406,7 @@ def build_candidate(pipeline, repo, candidate, client, options: GenerateOptions,
             else:
                 outcome.status, outcome.reason, outcome.bundle_hash, outcome.detail = _finish(
                     client, result, options, reporter)
-                outcome.test_seconds = result.test_seconds
+                outcome.test_seconds, outcome.grading_seconds = result.test_seconds, result.grading_seconds
         except (DockerUnavailable, FatalSourceError):
             raise
         except (R2EError, docker.errors.DockerException) as exc:
@@ -504,7 +510,7 @@ def _record(pipeline, plan, candidate, got: CandidateOutcome, options, state: St
     elif got.status == "error":
         summary.errors.append(got.key)
     else:
-        summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds))
+        summary.timings.append(TaskTiming(got.task_id, got.seconds, got.test_seconds, got.grading_seconds))
         if got.status == "verified":
             summary.verified.append(got.task_id)
         else:

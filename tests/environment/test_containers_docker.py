@@ -82,3 +82,67 @@ def test_another_runs_containers_coming_and_going_do_not_break_the_sweep(docker_
         for worker in workers:
             worker.join()
     assert sweeps > 10
+
+
+def _mine(client) -> set[str]:
+    return {c.id for c in client.containers.list(all=True, filters={"label": f"{containers.LABEL}={containers.RUN_ID}"})}
+
+
+def test_a_warm_container_is_the_spare_started_during_the_one_before_and_none_outlives_settle(docker_client,
+                                                                                             tmp_path):
+    """The second warm container of the same settings is the spare started while the first ran (not one made on
+    demand), it gets its folders as a fresh one would, and after ``settle`` no container of this run is left."""
+    from repo2env.environment import spares
+
+    spares.settle()
+    before = _mine(docker_client)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.txt").write_text("A")
+    folders = {"/root": containers.Contents(tmp_path / "tests"), "/tmp/r2e-out": None}
+    with containers.TaskContainer(docker_client, BASE_IMAGE, warm=True, memory_mb=512) as first:
+        key = next(k for k in spares.SPARES._ready if k[1] == BASE_IMAGE)
+        spare = spares.SPARES._ready[key].result()
+        assert spare.id != first.container.id
+    with containers.TaskContainer(docker_client, BASE_IMAGE, warm=True, memory_mb=512, folders=folders) as second:
+        assert second.container.id == spare.id
+        # Contents: the image's /root keeps its mode (0700) and gets the file; a missing folder is made 0755
+        code, out, _ = second.exec(["sh", "-c", "stat -c %a /root /tmp/r2e-out; cat /root/a.txt"])
+        assert (code, out.split()) == (0, ["700", "755", "A"])
+        assert second.read_files("/root")["a.txt"] == b"A"
+        assert second.read_files("/nowhere") == {}
+    spares.settle()
+    assert _mine(docker_client) - before == set()
+
+
+def test_the_plain_path_makes_no_spare(docker_client, monkeypatch):
+    from repo2env.environment import spares
+
+    spares.settle()
+    monkeypatch.setenv("REPO2RLENV_PLAIN", "1")
+    before = _mine(docker_client)
+    with containers.TaskContainer(docker_client, BASE_IMAGE, warm=True, memory_mb=512) as box:
+        assert _mine(docker_client) - before == {box.container.id}  # no spare beside it
+    assert not spares.SPARES._ready and _mine(docker_client) == before  # removed in line
+
+
+def test_warm_containers_taken_side_by_side_leave_none_after_settle(docker_client):
+    """Three threads taking warm containers of the same settings at once (a candidate's oracle and nop side by
+    side): a spare one of them made while another's was made is removed too (it once stayed running)."""
+    import threading
+
+    from repo2env.environment import spares
+
+    spares.settle()
+    before = _mine(docker_client)
+
+    def work():
+        for _ in range(3):
+            with containers.TaskContainer(docker_client, BASE_IMAGE, warm=True, memory_mb=512):
+                pass
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    spares.settle()
+    assert _mine(docker_client) - before == set()

@@ -76,6 +76,23 @@ def test_two_at_a_time_gives_the_same_bundles(generated, demo_repo, tmp_path):
             assert (other / bundle.name / "tests" / name).read_text() == (bundle / "tests" / name).read_text()
 
 
+def test_the_plain_path_gives_the_same_bundles(generated, demo_repo, tmp_path, monkeypatch):
+    """Issue 20: containers started ahead and removed behind (``environment.spares``), the tests and results
+    moved in one engine call each, are the optimised path; ``REPO2RLENV_PLAIN=1`` makes and removes each container
+    in line. Both give the same tasks, byte-identical bundle hashes and the same F2P/P2P on the demo."""
+    out, summary = generated
+    monkeypatch.setenv("REPO2RLENV_PLAIN", "1")
+    other = tmp_path / "tasks"
+    got = generate("pr_runtime", str(demo_repo), GenerateOptions(probes=False, out=other))
+    assert sorted(got.verified) == sorted(summary.verified) and dict(got.skipped) == dict(summary.skipped)
+    assert got.stages.get("container stop", 0) > 0  # removed in line: the plain path was taken
+    assert summary.stages.get("container stop", 0) < got.stages["container stop"]
+    for bundle in out.iterdir():
+        assert bundle_hash(other / bundle.name) == bundle_hash(bundle), bundle.name
+        for name in ("f2p.json", "p2p.json"):
+            assert (other / bundle.name / "tests" / name).read_text() == (bundle / "tests" / name).read_text()
+
+
 def test_ledger_records_every_candidate(generated):
     out, _ = generated
     entries = {e.candidate: e for e in ledger.read(ledger.ledger_path(out))}

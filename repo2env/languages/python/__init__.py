@@ -115,10 +115,11 @@ class PythonLanguage:
         """Pin the installed pytest plugins in ``config``, write ``tests/python_env.json``, and record in
         ``config`` the interpreter's absolute path (``python``, what test.sh runs) and how long the environment
         check took (``env_check_seconds``, part of the grader's time budget); rewrites ``tests/config.json``."""
-        plugins = image.pinned_plugins(client, image_ref, stage.root)
+        report("python environment manifest")
+        taken, plugins = image.image_facts(client, image_ref, stage.root)  # one container for both
         if plugins is not None:
             config["pytest_plugins"] = plugins
-        snapshot = self.record_env_manifest(client, image_ref, stage, report)
+        snapshot = self._write_manifest(stage, taken)
         if snapshot is not None:
             config["python"] = snapshot["executable"]
             config["env_check_seconds"] = snapshot["seconds"]
@@ -130,7 +131,10 @@ class PythonLanguage:
         interpreter's real path and the snapshot's duration, rounded up to whole seconds), or None when no
         snapshot could be taken."""
         report("python environment manifest")
-        taken = image.python_env_snapshot(client, image_ref, stage.root)
+        return self._write_manifest(stage, image.python_env_snapshot(client, image_ref, stage.root))
+
+    @staticmethod
+    def _write_manifest(stage, taken: tuple[str, int] | None) -> dict | None:
         if taken is None:
             return None
         text, seconds = taken
