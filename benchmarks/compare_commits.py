@@ -5,11 +5,13 @@
 The figure to compare with another miner's on the same clone (issue 20: "5 tasks in 148 s" before, the other
 tool's 7 in 32 s with 2 runs per candidate and no controls). Printed: candidates, tasks kept, skips by reason,
 wall seconds, the stages (``core.timings``), and for the candidates that reached Docker how many test runs and
-control runs each had (counted from their artefacts, ``<out>.logs/<task id>/``). Images warm: run it twice and
-read the second. Needs Docker (scripts/setup_docker.sh).
+control runs each had (counted from their artefacts, ``<out>.logs/<task id>/``), and the floor of the kept tasks:
+the seconds their test runs and their controls' graders ran in containers, and that over the CPUs. Images warm:
+run it twice and read the second. Needs Docker (scripts/setup_docker.sh).
 """
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -53,6 +55,13 @@ def main() -> None:
     if runs:
         print(f"{len(runs)} candidates reached Docker: test runs per candidate mean {statistics.mean(runs):.1f} "
               f"(max {max(runs)}), controls per candidate mean {statistics.mean(controls):.1f}")
+    if summary.timings:  # what the kept tasks need at the least: their test executions, on every CPU at once
+        tests = sum(t.test_seconds for t in summary.timings)
+        graders = sum(t.grading_seconds for t in summary.timings)
+        cpus = os.cpu_count() or 1
+        print(f"floor of the {len(summary.timings)} kept tasks: {tests:.1f} s of test runs before/after the fix + "
+              f"{graders:.1f} s of their oracle and nop graders in containers = {tests + graders:.1f} s; over "
+              f"{cpus} CPUs at least {(tests + graders) / cpus:.1f} s wall")
 
 
 if __name__ == "__main__":

@@ -156,7 +156,7 @@ def run_controls(client: docker.DockerClient, bundle: Path, task_id: str, *,
     with timings.stage("controls"):
         config = read_task_toml(bundle)
         if verifier_mode(config) == "separate":
-            trial = SeparateTrial(client, bundle, config, task_id)
+            trial = SeparateTrial(client, bundle, config, task_id, warm=True)
             calls = [lambda n=name: trial.run(n, expected[n], verifier_timeout_sec=verifier_timeout_sec)
                      for name in CONTROLS]
         else:

@@ -275,8 +275,25 @@ def _state(box: TaskContainer) -> tuple:
     top = box.container.top(ps_args="-eo pid,stat")  # a process that ended but is not yet reaped is not running
     pid, state = top["Titles"].index("PID"), top["Titles"].index("STAT")
     processes = sorted(row[pid] for row in top["Processes"] if not row[state].startswith("Z"))
-    _, tmpfs, _ = box.exec(["ls", "-A", "/dev/shm", "/dev/mqueue"])
-    return changes, processes, tmpfs
+    return changes, processes, _tmpfs(box)
+
+
+TMPFS = ("/dev/shm", "/dev/mqueue")
+
+
+def _tmpfs(box: TaskContainer):
+    """The entries of the container's ``TMPFS`` folders: read through ``TaskContainer.host_root`` where this
+    host can (no ``exec``: 42 of them took 6 s of a demo task's probes), else ``ls -A`` in the container. Two
+    reads of one container compare equal only when both took the same way (a mixed pair reads as changed,
+    which costs a grading, never a verdict)."""
+    root = box.host_root()
+    if root is not None:
+        try:
+            return tuple((folder, tuple(sorted(os.listdir(root + folder)))) for folder in TMPFS)
+        except OSError:
+            pass
+    _, listing, _ = box.exec(["ls", "-A", *TMPFS])
+    return listing
 
 
 def _started(box: TaskContainer) -> tuple:
@@ -373,7 +390,7 @@ def run_probes(client: docker.DockerClient, bundle: Path, task_id: str, *, verif
     try:
         stage_material(bundle, material)
         separate = verifier_mode(config) == "separate"
-        trial = SeparateTrial(client, bundle, config, task_id) if separate else None
+        trial = SeparateTrial(client, bundle, config, task_id, warm=True) if separate else None
         image = trial.agent_image if separate else run_image(client, bundle, config, task_id)
         user = trial.agent_user if separate else agent_user(config)
         # an attack that changed nothing is not graded: its grading is the nop's, already measured (layout 1.0,

@@ -170,9 +170,12 @@ def _elapsed(start: datetime) -> float:
 
 
 class SeparateTrial:
-    """Builds a bundle's two images once; ``run(name, expected)`` runs one control (module docstring)."""
+    """Builds a bundle's two images once; ``run(name, expected)`` runs one control (module docstring). ``warm``:
+    its containers are started ahead and removed behind (``TaskContainer``'s; controls and probes, one after
+    another), else made and removed in line (the gym: its container is gone when ``close`` returns)."""
 
-    def __init__(self, client: docker.DockerClient, bundle: Path, config: dict, task_id: str):
+    def __init__(self, client: docker.DockerClient, bundle: Path, config: dict, task_id: str, warm: bool = False):
+        self.warm = warm
         self.client = client
         self.bundle = bundle
         self.config = config
@@ -229,7 +232,7 @@ class SeparateTrial:
                      ) -> dict[str, bytes]:
         oracle = act is None and name == "oracle"
         with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})},
-                                  warm=True) as box:
+                                  warm=self.warm) as box:
             if act is not None:
                 act(box)
             elif oracle:
@@ -248,7 +251,7 @@ class SeparateTrial:
         # the reward folder open to the verifier's user (Harbor mounts it so), and tests/ when not baked in
         folders = {"/logs/verifier": 0o777, **({} if self.baked_tests else {"/tests": self.bundle / "tests"})}
         with TaskContainer(self.client, self.verifier_image_id, network=not offline,
-                           memory_mb=_memory(table), folders=folders, warm=True) as box:
+                           memory_mb=_memory(table), folders=folders, warm=self.warm) as box:
             by_parent: dict[str, list[bytes]] = {}
             for source, data in artifacts.items():
                 by_parent.setdefault(str(PurePosixPath(source).parent), []).append(data)

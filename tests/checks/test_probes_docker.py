@@ -275,10 +275,13 @@ def _started_containers(client, call) -> tuple:
     return got, len(seen)
 
 
-def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_plain_one(bundle, docker_client):
+def test_an_attack_that_changed_nothing_is_not_graded_and_every_verdict_is_the_plain_one(bundle, docker_client,
+                                                                                         monkeypatch):
     """The agent is ``learner``: attacks on the system fail to act. With the nop's outcome given, those are not
     graded (their container is as the nop left it) and groups are kept; without it, every probe acts alone and
-    is graded. The verdicts are the same probe for probe."""
+    is graded. The verdicts are the same probe for probe. The containers counted are those the probes use: no
+    spare is started ahead (``environment.spares``' plain path), which would add one the last probe leaves."""
+    monkeypatch.setenv("REPO2RLENV_PLAIN", "1")
     config = read_task_toml(bundle)
     assert config["agent"]["user"] == "learner"
     nop = run_control(docker_client, bundle, run_image(docker_client, bundle, config, bundle.name), "nop", 0.0,

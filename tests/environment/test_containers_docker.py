@@ -146,3 +146,17 @@ def test_warm_containers_taken_side_by_side_leave_none_after_settle(docker_clien
         thread.join()
     spares.settle()
     assert _mine(docker_client) - before == set()
+
+
+def test_host_root_sees_what_the_agent_left_in_a_tmpfs(docker_client):
+    """The probes' state (``checks.probes._tmpfs``) reads ``/dev/shm`` through ``host_root`` with no exec: a
+    file an unprivileged process left there is seen, and the container's own root is what is read."""
+    from repo2env.checks.probes import _tmpfs
+
+    with containers.TaskContainer(docker_client, BASE_IMAGE, memory_mb=512) as box:
+        root = box.host_root()
+        assert root is not None and open(f"{root}/etc/hostname").read().strip() == box.container.id[:12]
+        before = _tmpfs(box)
+        box.exec(["sh", "-c", "echo x > /dev/shm/left"], user="nobody")
+        assert before == (("/dev/shm", ()), ("/dev/mqueue", ()))
+        assert _tmpfs(box) == (("/dev/shm", ("left",)), ("/dev/mqueue", ()))

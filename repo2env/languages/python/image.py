@@ -7,7 +7,8 @@ from pathlib import Path
 
 import docker
 
-from repo2env.environment.containers import TaskContainer
+from repo2env.environment.containers import Contents, TaskContainer
+from repo2env.environment.egress import bundle_hosts
 from repo2env.environment.manifest import env_snapshot, snapshot_in
 from repo2env.graders import runtime_verifier
 
@@ -38,8 +39,10 @@ def image_facts(client: docker.DockerClient, image: str, bundle_root: Path
                 ) -> tuple[tuple[str, int] | None, list[str] | None]:
     """``(python_env_snapshot, pinned_plugins)`` of ``image`` from one fresh container (one start and removal
     fewer, issue 20): the snapshot first, while nothing has run there (listing the plugins imports them, which
-    may write bytecode the snapshot would record)."""
-    with TaskContainer(client, image) as box:
-        box.put_dir(bundle_root / "tests", "/tests")
+    may write bytecode the snapshot would record). The container has the bundle's egress guard and is warm
+    (``TaskContainer``'s), as the test runs that follow are: the first of them takes the spare this one leaves
+    (neither the snapshot nor the plugins read ``/etc/hosts``)."""
+    with TaskContainer(client, image, extra_hosts=bundle_hosts(bundle_root), warm=True,
+                       folders={"/tests": Contents(bundle_root / "tests")}) as box:
         snapshot = snapshot_in(box, cache_roots=SNAPSHOT_CACHE_ROOTS)
         return snapshot, _plugins_in(box)
