@@ -199,15 +199,15 @@ class SeparateTrial:
                 digest.update(path.relative_to(self.bundle).as_posix().encode() + b"\0" + path.read_bytes())
         return digest.hexdigest()
 
-    def agent_container(self, folders: dict | None = None, warm: bool = False) -> TaskContainer:
+    def agent_container(self, folders: dict | None = None) -> TaskContainer:
         """The agent's container (not started: use it as a context manager), as Harbor starts it: the agent's
         image, no network when the task says so, its memory cap, Harbor's log folders (``AGENT_LOGS``), and
-        ``folders`` (``TaskContainer``'s: path -> a host folder to copy in) put in place before it starts;
-        ``warm``: started ahead (``TaskContainer``'s; a control or probe, one of several in a row)."""
+        ``folders`` (``TaskContainer``'s: path -> a host folder to copy in) put in place before it starts; warm
+        when the trial is."""
         env, agent = self.config.get("environment") or {}, self.config.get("agent") or {}
         offline = _offline(env) or _offline(agent)
         return TaskContainer(self.client, self.agent_image, network=not offline, memory_mb=_memory(env),
-                             folders={**dict.fromkeys(AGENT_LOGS), **(folders or {})}, warm=warm)
+                             folders={**dict.fromkeys(AGENT_LOGS), **(folders or {})}, warm=self.warm)
 
     def collect(self, box: TaskContainer) -> dict[str, bytes]:
         """The task-level artifacts of the agent's container ``box``: source path -> tar stream of that path as
@@ -231,8 +231,8 @@ class SeparateTrial:
     def _agent_phase(self, name: str, agent_timeout_sec: float, act=None, folders: dict | None = None
                      ) -> dict[str, bytes]:
         oracle = act is None and name == "oracle"
-        with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})},
-                                  warm=self.warm) as box:
+        with self.agent_container({**(folders or {}), **({"/solution": self.bundle / "solution"} if oracle else {})}
+                                  ) as box:
             if act is not None:
                 act(box)
             elif oracle:

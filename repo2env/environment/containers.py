@@ -118,6 +118,7 @@ class TaskContainer:
         self.memory_mb = memory_mb
         self.network = network
         self.container = None
+        self._init_pid: int | None = None  # ``host_root``'s, asked of the engine once
 
     def _create(self):
         return self.client.containers.create(
@@ -225,9 +226,8 @@ class TaskContainer:
         found in the host's /proc (only when its cgroup names this container); where that is not allowed (not root)
         or the process is not on this host (a remote engine), the container."""
         try:
-            with open(f"/proc/{int(pid or 0)}/cgroup") as handle:  # this host's process, in this container?
-                if self.container.id not in handle.read():
-                    raise PermissionError("not a process of this container here")
+            if not self._runs_here(pid):
+                raise PermissionError("not a process of this container here")
             children: dict[int, list[int]] = {}
             for entry in os.listdir("/proc"):
                 if entry.isdigit():
@@ -249,21 +249,26 @@ class TaskContainer:
         except OSError:  # PermissionError, or no such process on this host (a remote engine)
             self.container.kill()
 
+    def _runs_here(self, pid: int | None) -> bool:
+        """True when ``pid`` is a process of this host whose cgroup names this container. Raises ``OSError`` when
+        this host has no such process (or may not read it)."""
+        with open(f"/proc/{int(pid or 0)}/cgroup") as handle:
+            return self.container.id in handle.read()
+
     def host_root(self) -> str | None:
         """The container's root folder as this host sees it (``/proc/<its init's pid>/root``), for reading what
         the engine gives no cheap call for (a tmpfs folder's entries) without an ``exec`` (about 0.1 s); None
         when that is not open to this process (not root, a remote engine, the container stopped). The pid is
         asked once and trusted only while its cgroup names this container."""
-        if not hasattr(self, "_init_pid"):
+        if self._init_pid is None:
             try:
                 self._init_pid = int(self.client.api.inspect_container(self.container.id)["State"]["Pid"] or 0)
             except (docker.errors.DockerException, KeyError, TypeError, ValueError):
                 self._init_pid = 0
         root = f"/proc/{self._init_pid}/root"
         try:
-            with open(f"/proc/{self._init_pid}/cgroup") as handle:
-                if not self._init_pid or self.container.id not in handle.read():
-                    return None
+            if not self._init_pid or not self._runs_here(self._init_pid):
+                return None
             os.listdir(root)
         except OSError:
             return None

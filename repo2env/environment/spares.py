@@ -67,17 +67,13 @@ class Spares:
         """A started container for ``key`` made earlier by ``create`` (no argument; returns a started
         ``docker`` container), or None when none was ready (or making it failed): the caller makes its own.
         Either way a spare for ``key`` is started for the next caller."""
-        with self._lock:
-            ready = self._ready.pop(key, None)
         spare = self._submit(create)
         evicted: list[Future] = []
-        with self._lock:
-            other = self._ready.pop(key, None)  # another caller's, taking the same key at the same time
-            evicted += [other] if other is not None else []
+        with self._lock:  # one block: two callers of one key at once each take what the other left, or nothing
+            ready = self._ready.pop(key, None)
             self._ready[key] = spare
             while len(self._ready) > self.limit:
                 evicted.append(self._ready.popitem(last=False)[1])
-        with self._lock:
             self._evicted.update(evicted)
         for future in evicted:
             future.add_done_callback(self._discard_made)

@@ -15,7 +15,8 @@ from repo2env.core.records import TestRun
 from repo2env.environment.containers import Contents, TaskContainer
 
 RESULT_DIR = "/tmp/r2e-results"  # made empty in each run's container; read back in one engine call
-RESULT_PATH = f"{RESULT_DIR}/results.json"  # the runner writes its log and JUnit XML beside it (.log, .junit.xml)
+RESULT_NAME = "results.json"  # the runner writes its log and JUnit XML beside it (.log, .junit.xml)
+RESULT_PATH = f"{RESULT_DIR}/{RESULT_NAME}"
 PREPARE_FAILED = 3  # the test command's exit code when the test files cannot be put in place
 
 
@@ -55,8 +56,7 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
         cmd = language.test_command("/tests", RESULT_PATH)
         code, out, seconds = box.exec(cmd, timeout_sec=timeout_sec + 60, deadline=deadline)
         written = box.read_files(RESULT_DIR)
-        name = RESULT_PATH.rsplit("/", 1)[1]
-        results = written.get(name)
+        results = written.get(RESULT_NAME)
         if code == 124 and deadline is not None and results is None:
             artefacts.record_group(f"tests-{label}", {".log": f"stopped after {seconds:.0f} s: the run after the "
                                                               f"fix had long finished\n{out}".encode()})
@@ -65,8 +65,8 @@ def run_tests(client: docker.DockerClient, image: str, bundle_root: Path, label:
                            seconds=round(seconds, 3))
         if code == PREPARE_FAILED:
             raise PatchDoesNotApply(f"test patch does not apply: {out.strip()[-300:]}")
-        artefacts.record_group(f"tests-{label}", {".log": written.get(name + ".log") or out,
-                                                  ".junit.xml": written.get(name + ".junit.xml"),
+        artefacts.record_group(f"tests-{label}", {".log": written.get(RESULT_NAME + ".log") or out,
+                                                  ".junit.xml": written.get(RESULT_NAME + ".junit.xml"),
                                                   ".json": results})
         if results is None:
             raise TestRunError(f"the test runner wrote no results ({_why(code, out, memory_mb)}): {out.strip()[-300:]}")

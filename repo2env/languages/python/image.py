@@ -12,6 +12,8 @@ from repo2env.environment.egress import bundle_hosts
 from repo2env.environment.manifest import env_snapshot, snapshot_in
 from repo2env.graders import runtime_verifier
 
+SNAPSHOT_CACHE_ROOTS = (runtime_verifier.BYTECODE_TREE,)  # grading forgives changes there (env_guard.check)
+
 
 def _plugins_in(box: TaskContainer) -> list[str] | None:
     """The pytest plugin modules installed (``verifier.py plugins``, run in ``box`` with the bundle's tests at
@@ -30,9 +32,6 @@ def python_env_snapshot(client: docker.DockerClient, image: str, bundle_root: Pa
     (``runtime_verifier.BYTECODE_TREE``) recorded whole as a cache root when it has one, so that grading reads
     it while it is intact (``runtime_verifier.pinned_bytecode``)."""
     return env_snapshot(client, image, bundle_root, cache_roots=SNAPSHOT_CACHE_ROOTS)
-
-
-SNAPSHOT_CACHE_ROOTS = (runtime_verifier.BYTECODE_TREE,)
 
 
 def image_facts(client: docker.DockerClient, image: str, bundle_root: Path
